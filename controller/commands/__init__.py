@@ -1,0 +1,1 @@
+"""One module per `takboard` subcommand; see `controller/cli.py` for the contract."""

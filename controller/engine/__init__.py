@@ -1,0 +1,1 @@
+"""Hint search and the TEI engine protocol (client and server)."""

@@ -1,0 +1,1 @@
+"""LED board: serial link client, LED frame model, scenes."""

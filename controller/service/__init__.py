@@ -1,0 +1,1 @@
+"""The running board: camera -> vision -> tracking -> store -> leds -> web."""

@@ -1,0 +1,1 @@
+"""Game journal (SQLite, crash-safe) and PTN export."""

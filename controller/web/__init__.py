@@ -1,0 +1,1 @@
+"""FastAPI app, WebSocket events, static page."""

@@ -1,0 +1,1 @@
+"""Simulated camera: renders a board state through a pinhole camera into realistic frames."""
