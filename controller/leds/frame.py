@@ -22,16 +22,13 @@ class Effect(Enum):
 
     OFF = "off"
     SOLID = "solid"
-    BLINK = "blink"  # on/off; `count` flashes then a pause, so a number can be read off the board
-    PULSE = "pulse"  # brightness breathes smoothly between dim and full
+    BLINK = "blink"  # the colour for the first half of each period, dark for the second
+    PULSE = "pulse"  # brightness rises and falls linearly over the period (triangle wave)
 
 
-class Speed(Enum):
-    """Blink/pulse tempo; the protocol maps it to periods the firmware understands."""
-
-    SLOW = "slow"
-    NORMAL = "normal"
-    FAST = "fast"
+# The firmware counts periods in 20 ms units, 1..255 (firmware/PROTOCOL.md 4.3).
+PERIOD_STEP_MS = 20
+MIN_PERIOD_MS, MAX_PERIOD_MS = PERIOD_STEP_MS, 255 * PERIOD_STEP_MS
 
 
 @dataclass(frozen=True)
@@ -57,22 +54,25 @@ BLACK = Colour(0, 0, 0)
 
 @dataclass(frozen=True)
 class Light:
-    """What one square shows. `count` (1..MAX_COUNT) is the number of flashes per blink cycle."""
+    """What one square shows. `period_ms` (a multiple of 20, 20..5100) times blink and pulse; the
+    firmware keeps the phase on its own clock, so sending the same light again changes nothing."""
 
     colour: Colour = BLACK
     effect: Effect = Effect.OFF
-    speed: Speed = Speed.NORMAL
-    count: int = 1
-
-    MAX_COUNT = 8
+    period_ms: int = 1000
 
     def __post_init__(self) -> None:
         if not isinstance(self.colour, Colour):
             raise ValueError(f"Light.colour must be a Colour, got {self.colour!r}")
-        if not 1 <= self.count <= self.MAX_COUNT:
-            raise ValueError(f"Light.count must be 1..{self.MAX_COUNT}, got {self.count!r}")
-        if self.count != 1 and self.effect is not Effect.BLINK:
-            raise ValueError(f"Light.count {self.count} only makes sense with BLINK, not {self.effect}")
+        if not isinstance(self.effect, Effect):
+            raise ValueError(f"Light.effect must be an Effect, got {self.effect!r}")
+        p = self.period_ms
+        if (not isinstance(p, int) or not MIN_PERIOD_MS <= p <= MAX_PERIOD_MS
+                or p % PERIOD_STEP_MS):
+            raise ValueError(
+                f"Light.period_ms must be a multiple of {PERIOD_STEP_MS} in "
+                f"{MIN_PERIOD_MS}..{MAX_PERIOD_MS}, got {p!r}"
+            )
 
     @property
     def is_off(self) -> bool:
@@ -83,12 +83,12 @@ class Light:
         return cls(colour, Effect.SOLID)
 
     @classmethod
-    def blink(cls, colour: Colour, speed: Speed = Speed.NORMAL, count: int = 1) -> Light:
-        return cls(colour, Effect.BLINK, speed, count)
+    def blink(cls, colour: Colour, period_ms: int = 1000) -> Light:
+        return cls(colour, Effect.BLINK, period_ms)
 
     @classmethod
-    def pulse(cls, colour: Colour, speed: Speed = Speed.NORMAL) -> Light:
-        return cls(colour, Effect.PULSE, speed)
+    def pulse(cls, colour: Colour, period_ms: int = 2000) -> Light:
+        return cls(colour, Effect.PULSE, period_ms)
 
 
 OFF = Light()
@@ -168,3 +168,42 @@ class LedFrame:
         merged = dict(self.lights)
         merged.update(lights)
         return LedFrame(self.size, merged)
+
+
+@dataclass(frozen=True)
+class Animation:
+    """A short loop of whole frames that the link steps through on its own clock, for pictures the
+    firmware's per-square effects cannot draw (counted flashes, PROTOCOL.md has no phase offset).
+    Each step is a complete frame, so whatever step a reconnect lands on is a correct picture.
+
+    steps: ((frame, seconds), ...), every frame of the same board size, seconds > 0.
+    """
+
+    steps: tuple[tuple[LedFrame, float], ...]
+
+    def __post_init__(self) -> None:
+        if not self.steps:
+            raise ValueError("an Animation needs at least one step")
+        size = self.steps[0][0].size
+        for i, (frame, seconds) in enumerate(self.steps):
+            if not isinstance(frame, LedFrame) or frame.size != size:
+                raise ValueError(f"Animation step {i}: expected an LedFrame of size {size}")
+            if not seconds > 0:
+                raise ValueError(f"Animation step {i}: duration must be > 0, got {seconds!r}")
+
+    @property
+    def size(self) -> int:
+        return self.steps[0][0].size
+
+    @property
+    def cycle_seconds(self) -> float:
+        return sum(seconds for _, seconds in self.steps)
+
+    def step_at(self, elapsed: float) -> tuple[int, float]:
+        """(index of the step showing `elapsed` seconds after the start, seconds until it ends)."""
+        t = elapsed % self.cycle_seconds
+        for i, (_, seconds) in enumerate(self.steps):
+            if t < seconds:
+                return i, seconds - t
+            t -= seconds
+        return len(self.steps) - 1, self.steps[-1][1]  # float rounding at the cycle's very end

@@ -1,10 +1,10 @@
 """Byte-level framing of the LED link: COBS, CRC-16/CCITT-FALSE and a resyncing stream decoder.
 
-On the wire every frame is `COBS(body + crc16(body) big-endian) 0x00`. COBS removes every zero byte
-from the encoded data, so 0x00 only ever means "end of frame": a receiver that lost its place (garbage,
-a dropped byte, a board reset mid-frame) simply waits for the next 0x00 and starts afresh.
-
-This module knows nothing about message types; `protocol.py` gives the body its meaning.
+On the wire (firmware/PROTOCOL.md section 1) every frame is `COBS(body + crc16(body) little-endian)`
+then 0x00. COBS removes every zero byte from the encoded data, so 0x00 only ever means "end of frame":
+a receiver that lost its place (garbage, a dropped byte, a board reset mid-frame) waits for the next
+0x00 and starts afresh. Here "body" is everything the CRC covers (type, seq and the message body);
+`protocol.py` gives it its meaning.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 DELIMITER = 0x00
 
-# A body never exceeds this (SET_FRAME for 64 squares is far below it); a longer run of bytes
-# without a delimiter is noise, and the decoder drops it instead of growing without bound.
-MAX_ENCODED_FRAME = 1024
+# The firmware's receive buffer (PROTOCOL.md section 1); nothing valid is longer. A longer run of
+# bytes without a delimiter is noise, and the decoder drops it instead of growing without bound.
+MAX_ENCODED_FRAME = 330
+MIN_BODY = 2  # type and seq
 
 
 class FramingError(ValueError):
@@ -94,9 +95,9 @@ def cobs_decode(encoded: bytes) -> bytes:
 
 
 def encode_frame(body: bytes) -> bytes:
-    """body -> bytes for the wire: COBS(body + CRC big-endian) followed by the 0x00 delimiter."""
+    """body -> bytes for the wire: COBS(body + CRC little-endian) followed by the 0x00 delimiter."""
     crc = crc16_ccitt_false(body)
-    return cobs_encode(body + bytes([crc >> 8, crc & 0xFF])) + bytes([DELIMITER])
+    return cobs_encode(body + bytes([crc & 0xFF, crc >> 8])) + bytes([DELIMITER])
 
 
 def decode_frame(encoded: bytes) -> bytes:
@@ -104,9 +105,9 @@ def decode_frame(encoded: bytes) -> bytes:
     if not encoded:
         raise FramingError("empty frame", encoded)
     raw = cobs_decode(encoded)
-    if len(raw) < 3:
-        raise FramingError(f"too short: {len(raw)} bytes after COBS, need a body and a CRC", encoded)
-    body, got = raw[:-2], (raw[-2] << 8) | raw[-1]
+    if len(raw) < MIN_BODY + 2:
+        raise FramingError(f"too short: {len(raw)} bytes after COBS, need type, seq, CRC", encoded)
+    body, got = raw[:-2], raw[-2] | (raw[-1] << 8)
     want = crc16_ccitt_false(body)
     if got != want:
         raise FramingError(f"bad CRC: got 0x{got:04x}, body gives 0x{want:04x}", encoded)

@@ -49,7 +49,7 @@ def test_cobs_round_trips_and_never_contains_zero(data):
     assert cobs_decode(encoded) == data
 
 
-@given(st.binary(min_size=1, max_size=300))
+@given(st.binary(min_size=2, max_size=300))
 def test_frame_round_trips_through_the_stream_decoder(body):
     decoder = StreamDecoder()
     out = list(decoder.feed(encode_frame(body)))
@@ -68,7 +68,7 @@ def test_garbage_never_raises_and_only_yields_crc_checked_bodies(garbage):
 
 
 @settings(max_examples=300)
-@given(st.binary(max_size=200), st.binary(min_size=1, max_size=100))
+@given(st.binary(max_size=200), st.binary(min_size=2, max_size=100))
 def test_decoder_resyncs_at_the_next_delimiter_after_garbage(garbage, body):
     decoder = StreamDecoder()
     # Garbage, then a delimiter (what a sender does to flush), then a good frame.
@@ -94,7 +94,7 @@ def test_single_flipped_bit_is_caught_by_the_crc():
 
 
 def test_frame_split_across_many_reads_decodes_once():
-    body = bytes(range(256)) * 2
+    body = bytes(range(256)) + bytes(range(40))
     decoder = StreamDecoder()
     bodies = []
     for byte in encode_frame(body):
@@ -115,6 +115,15 @@ def test_errors_say_what_was_wrong():
     with pytest.raises(FramingError, match="bad CRC"):
         decode_frame(cobs_encode(b"abc\x00\x00"))
     with pytest.raises(FramingError, match="too short"):
-        decode_frame(cobs_encode(b"a"))
+        decode_frame(cobs_encode(b"ab\x01"))
     with pytest.raises(FramingError, match="claims"):
         cobs_decode(b"\x09\x01")
+
+
+def test_worked_examples_of_the_protocol_document_encode_byte_for_byte():
+    # firmware/PROTOCOL.md section 7: HELLO seq 7, SET_FRAME seq 0x2a, and the ACK.
+    assert encode_frame(bytes.fromhex("0107")) == bytes.fromhex("050107d95e00")
+    set_frame = bytes.fromhex("032a02ff000001000000ff020a")
+    assert encode_frame(set_frame) == bytes.fromhex("05032a02ff0102010101 06ff020ad6e900".replace(" ", ""))
+    assert decode_frame(bytes.fromhex("06802a03882e")) == bytes.fromhex("802a03")
+
