@@ -20,16 +20,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from controller.leds.frame import Colour, Light, LedFrame, Speed, square_names
+from controller.leds.frame import Animation, Colour, LedFrame, Light, square_names
 
 BLUE = Colour(0, 90, 255)
 ORANGE = Colour(255, 110, 0)
+DIM_ORANGE = Colour(50, 20, 0)
 WHITE = Colour(200, 200, 200)
 DIM_WHITE = Colour(40, 40, 40)
-DIM_BLUE = Colour(0, 30, 90)
+
+FAST_BLINK_MS = 200  # 5 flashes a second: "wrong"
+STACK_BLINK_MS = 1000
+PULSE_MS = 1600
+IDLE_PULSE_MS = 3000  # slower and white: never mistaken for the firmware's dim blue "no host"
+
+# Counted flashes of the hint, played by the link (an Animation), in seconds.
+FLASH_ON_S = 0.35
+FLASH_OFF_S = 0.35
+HINT_PAUSE_S = 1.2
 
 WHITE_PLAYER, BLACK_PLAYER = 0, 1  # controller.tak.WHITE / BLACK
 FLAT, WALL, CAP = 0, 1, 2  # controller.tak stone kinds
+PLACEMENT_FLASHES = {FLAT: 1, WALL: 2, CAP: 3}
 
 PLAYER_COLOUR = {WHITE_PLAYER: WHITE, BLACK_PLAYER: BLUE}
 
@@ -37,7 +48,6 @@ PLAYER_COLOUR = {WHITE_PLAYER: WHITE, BLACK_PLAYER: BLUE}
 class PlyLike(Protocol):
     """What scenes read of `controller.tak.Ply`."""
 
-    square: str
     stone: int | None
     drops: tuple[int, ...]
 
@@ -56,15 +66,16 @@ class PositionLike(Protocol):
 
 
 def idle(size: int) -> LedFrame:
-    """Nothing to say: only the four corners breathe dimly, so the board is visibly alive."""
-    n = size
-    corners = ["a1", f"{'abcdefgh'[n - 1]}1", f"a{n}", f"{'abcdefgh'[n - 1]}{n}"]
-    return LedFrame(size, {sq: Light.pulse(DIM_WHITE, Speed.SLOW) for sq in corners})
+    """Nothing to say: only the four corners breathe dimly in white, so the board is visibly alive
+    (and visibly not the firmware's dim blue "waiting for host")."""
+    last = "abcdefgh"[size - 1]
+    corners = ["a1", f"{last}1", f"a{size}", f"{last}{size}"]
+    return LedFrame(size, {sq: Light.pulse(DIM_WHITE, IDLE_PULSE_MS) for sq in corners})
 
 
 def last_move(size: int, ply: PlyLike) -> LedFrame:
-    """The last ply, solid: a placement lights its square orange; a spread lights its origin blue and
-    every square it dropped on orange."""
+    """The last ply, solid: a placement lights its square orange; a spread lights its origin blue
+    and every square it dropped on orange."""
     squares = ply.squares(size)
     if ply.is_placement:
         return LedFrame(size, {squares[0]: Light.solid(ORANGE)})
@@ -73,48 +84,61 @@ def last_move(size: int, ply: PlyLike) -> LedFrame:
     return LedFrame(size, lights)
 
 
-def hint(size: int, ply: PlyLike) -> LedFrame:
-    """A suggested ply, animated so it cannot be mistaken for the last move.
+def hint(size: int, ply: PlyLike) -> Animation:
+    """A suggested ply, readable from the board alone, looping:
 
-    Spread: the origin pulses blue; each square on the path flashes orange as many times as pieces
-    are dropped there (1..8), then pauses. Placement: the square flashes orange once for a flat, twice
-    for a wall (standing stone), three times for a capstone - flashes in white instead of orange would
-    be a resync, so the colour says "a piece lands here" and the count says which piece.
+    Spread: the origin pulses blue (pick up here); every square of the path glows dim orange; then,
+    in path order, each path square flashes bright orange once per piece dropped on it; a pause;
+    again. Placement: the square glows dim orange and flashes once for a flat, twice for a wall
+    (standing stone), three times for a capstone.
+
+    The firmware has no counted-flash effect (PROTOCOL.md 4.3), so this is an Animation of whole
+    frames the link steps through; any step is a correct picture on its own.
     """
     squares = ply.squares(size)
     if ply.is_placement:
-        flashes = {FLAT: 1, WALL: 2, CAP: 3}[ply.stone if ply.stone is not None else FLAT]
-        return LedFrame(size, {squares[0]: Light.blink(ORANGE, Speed.SLOW, flashes)})
-    lights = {squares[0]: Light.pulse(BLUE)}
-    for square, dropped in zip(squares[1:], ply.drops, strict=True):
-        lights[square] = Light.blink(ORANGE, Speed.SLOW, min(dropped, Light.MAX_COUNT))
-    return LedFrame(size, lights)
+        base = {squares[0]: Light.solid(DIM_ORANGE)}
+        counts = [(squares[0], PLACEMENT_FLASHES[ply.stone if ply.stone is not None else FLAT])]
+    else:
+        base = {squares[0]: Light.pulse(BLUE, PULSE_MS)}
+        base.update({sq: Light.solid(DIM_ORANGE) for sq in squares[1:]})
+        counts = list(zip(squares[1:], ply.drops, strict=True))
+    rest = LedFrame(size, base)
+    steps: list[tuple[LedFrame, float]] = [(rest, HINT_PAUSE_S)]
+    for square, flashes in counts:
+        lit = rest.with_lights({square: Light.solid(ORANGE)})
+        for _ in range(flashes):
+            steps += [(lit, FLASH_ON_S), (rest, FLASH_OFF_S)]
+    return Animation(tuple(steps))
 
 
 def illegal(size: int, squares: Iterable[str], last: PlyLike | None = None) -> LedFrame:
     """An illegal or unreadable move: the offending squares blink white fast. The last legal ply
     stays lit (solid) underneath, so the players see what to go back to."""
     frame = last_move(size, last) if last is not None else LedFrame.off(size)
-    return frame.with_lights({sq: Light.blink(WHITE, Speed.FAST) for sq in squares})
+    return frame.with_lights({sq: Light.blink(WHITE, FAST_BLINK_MS) for sq in squares})
 
 
 def resync(size: int, differing: Iterable[str]) -> LedFrame:
     """The board does not match the recorded position: each square that differs pulses white until
     it is put right (the web page says what belongs there)."""
-    return LedFrame(size, {sq: Light.pulse(WHITE) for sq in differing})
+    return LedFrame(size, {sq: Light.pulse(WHITE, PULSE_MS) for sq in differing})
 
 
 def setup(target: PositionLike, done: Iterable[str] = ()) -> LedFrame:
     """Guidance to set up a position (resuming a game, loading a TPS): every square that still needs
-    its stack flashes as many times as the stack is high (8 or more: 8 flashes), white when a light
-    (player 1) piece is on top, blue when a dark (player 2) piece is. Squares already done are off."""
+    its stack shows the colour of the piece on top (white: player 1's light pieces, blue: player 2's
+    dark ones), solid for a single piece, blinking slowly for a stack of two or more (the web page
+    lists the order). Squares already set up are off."""
     finished = set(done)
     lights = {}
     for square, stack in target.stacks().items():
         if square in finished or not stack:
             continue
-        owner = stack[-1][0]
-        lights[square] = Light.blink(PLAYER_COLOUR[owner], Speed.SLOW, min(len(stack), 8))
+        colour = PLAYER_COLOUR[stack[-1][0]]
+        lights[square] = (
+            Light.solid(colour) if len(stack) == 1 else Light.blink(colour, STACK_BLINK_MS)
+        )
     return LedFrame(target.size, lights)
 
 
@@ -125,6 +149,6 @@ def road_win(size: int, road: Iterable[str], winner: int) -> LedFrame:
 
 
 def wiring_test(size: int, step: int) -> LedFrame:
-    """Step k of the wiring check: only square k (a1, b1, ... in board order) is lit, white."""
+    """Step k of the wiring check: only the k-th square (a1, b1, ... in board order) is lit, white."""
     names = square_names(size)
     return LedFrame(size, {names[step % len(names)]: Light.solid(WHITE)})
