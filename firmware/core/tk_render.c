@@ -57,12 +57,12 @@ void tk_limit_current(uint8_t *grb, uint16_t n_leds, uint16_t budget_ma, tk_rend
     }
     /* Largest channel sum the budget allows; the config guarantees budget > idle draw. */
     uint32_t allowed = ((uint32_t)(budget_ma - n_leds * TK_MA_IDLE_PER_LED) * 255u) / TK_MA_PER_CHANNEL;
-    /* One 8-bit fraction, rounded down: every channel scales by the same factor and the scaled
-     * sum stays <= allowed, so the estimate stays <= budget. */
-    uint16_t factor = (uint16_t)((allowed << 8) / sum); /* < 256 because allowed < sum */
+    /* One 12-bit fraction, rounded down: every channel scales by the same factor and the scaled
+     * sum stays <= allowed, so the estimate stays <= budget. allowed < 2^17, so allowed << 12 fits. */
+    uint16_t factor = (uint16_t)((allowed << 12) / sum); /* < 4096 because allowed < sum */
     uint32_t scaled_sum = 0;
     for (uint16_t i = 0; i < n_bytes; i++) {
-        grb[i] = (uint8_t)(((uint16_t)grb[i] * factor) >> 8);
+        grb[i] = (uint8_t)(((uint32_t)grb[i] * factor) >> 12);
         scaled_sum += grb[i];
     }
     stats->estimate_ma = tk_estimate_ma(n_leds, scaled_sum);
