@@ -162,6 +162,7 @@ class EmulatedBoard:
         self.latches: collections.deque[LedLatch] = collections.deque(maxlen=keep)
         self.events: collections.deque[Event] = collections.deque(maxlen=keep)
         self.latch_count = 0  # latches ever seen (the deque keeps only the newest `keep`)
+        self.event_count = 0
         self.pty: str | None = None
         self.starts = 0
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
@@ -266,6 +267,7 @@ class EmulatedBoard:
                 elif words[0] in ("RXEND", "RESET"):
                     cycle = int(_fields(words[1:]).get("cycle", "0"))
                     self.events.append(Event(words[0], cycle, now))
+                    self.event_count += 1
                 self._cond.notify_all()
 
     def _drain_stderr(self, process: subprocess.Popen) -> None:
@@ -306,6 +308,12 @@ class EmulatedBoard:
                 if not self.running:
                     raise EmulatorError("the emulated board is not running")
                 self._cond.wait(min(left, 0.1))
+
+    def events_since(self, mark: int) -> list[Event]:
+        """Events numbered `mark` or later (take `mark` from `event_count`)."""
+        with self._cond:
+            new = min(self.event_count - mark, len(self.events))
+            return list(self.events)[len(self.events) - new :] if new > 0 else []
 
     def latest(self) -> LedLatch | None:
         with self._cond:

@@ -23,7 +23,7 @@ class LinkState(Enum):
 
 @dataclass
 class Backoff:
-    """Delays 0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0 ... s; `reset()` after a success.
+    """Delays 0.05, 0.1, 0.2, 0.4, 0.5, 0.5 ... s; `reset()` after a success.
 
     The cap is short on purpose: a re-plugged board should be lit again within two seconds, and a
     failed attempt costs only an open() on a missing path.
@@ -31,7 +31,7 @@ class Backoff:
 
     initial: float = 0.05
     factor: float = 2.0
-    cap: float = 1.0
+    cap: float = 0.5
     _next: float = field(default=0.0, init=False)
 
     def next_delay(self) -> float:
