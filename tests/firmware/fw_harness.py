@@ -234,7 +234,7 @@ class HostScript:
 
 # ---- the real ELF under simavr ----
 class SimBoard:
-    """takboard-sim running the AVR firmware, a pyserial port on its pty, its report lines parsed."""
+    """takboard-sim running the AVR ELF, a pyserial port on its pty, its report lines parsed."""
 
     def __init__(self, elf: Path, link: Path | None = None, speed: float = 1.0) -> None:
         command = [str(SIM), "--speed", str(speed)]
