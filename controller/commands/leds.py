@@ -8,6 +8,7 @@ the emulated LEDs really latched (decoded from the data pin); with a real board 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -61,6 +62,10 @@ def run(args) -> int:
                 print(f"takboard leds: {error}", file=sys.stderr)
                 return 1
             port = board.port
+        if port and "://" not in port and not os.path.exists(port):
+            print(f"takboard leds: no such port {port!r} (a device path, a pyserial URL, or "
+                  f"'sim')", file=sys.stderr)
+            return 2
         link = stack.enter_context(LedLink(port, config=config))
         if not link.wait_ready(10.0):
             print(f"takboard leds: no LED board answered on {link.port}: "
