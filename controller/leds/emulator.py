@@ -1,10 +1,10 @@
 """The emulated LED board: the real firmware under simavr (or its host build), behind a pty.
 
 Used by the tests, `takboard leds ... --port sim` and `takboard serve --sim`. It builds the firmware
-with make (firmware/PROTOCOL.md section 8), runs the bridge with `--link PATH` so the serial port keeps
-one name across restarts (like a udev symlink for a re-plugged board), and collects what the bridge
-reports on stdout: every LED frame latched on the data pin (the decoded GRB bytes and their timing in
-simulated cycles), every 0x00 the AVR's UART received, every reset.
+with make (firmware/PROTOCOL.md section 8), runs the bridge with `--link PATH` so the serial port
+keeps one name across restarts (like a udev symlink for a re-plugged board), and collects what the
+bridge reports on stdout: every LED frame latched on the data pin (the decoded GRB bytes and their
+timing in simulated cycles), every 0x00 the AVR's UART received, every reset.
 
     with EmulatedBoard(baud=250000) as board:
         link = LedLink(board.port, ...)
@@ -89,7 +89,8 @@ def _pair(text: str | None) -> tuple[int, int] | None:
 
 
 def parse_leds_line(line: str, seen_at: float = 0.0) -> LedLatch:
-    """`LEDS cycle=C start=S n=N grb=HEX t0h=A,B t1h=A,B bit=A,B` (sim) or `LEDS ms=T n=N grb=HEX`."""
+    """`LEDS cycle=C start=S n=N grb=HEX t0h=A,B t1h=A,B bit=A,B` (sim) or `LEDS ms=T n=N grb=HEX`
+    (host build) -> LedLatch."""
     f = _fields(line.split()[1:])
     grb = bytes.fromhex(f.get("grb", ""))
     if len(grb) != 3 * int(f["n"]):
@@ -184,13 +185,18 @@ class EmulatedBoard:
         with self._cond:
             self.pty = None
         self._process = subprocess.Popen(
-            self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+            self.command(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
             start_new_session=True,  # a Ctrl-C in the terminal reaches us, not the board
         )
         self.starts += 1
         process = self._process
-        self._reader = threading.Thread(target=self._read, args=(process,), daemon=True,
-                                        name="led-emulator-stdout")
+        self._reader = threading.Thread(
+            target=self._read, args=(process,), daemon=True, name="led-emulator-stdout"
+        )
         self._reader.start()
         threading.Thread(target=self._drain_stderr, args=(process,), daemon=True).start()
         deadline = time.monotonic() + timeout
@@ -318,4 +324,3 @@ class EmulatedBoard:
     def latest(self) -> LedLatch | None:
         with self._cond:
             return self.latches[-1] if self.latches else None
-

@@ -1,10 +1,10 @@
 """The LED frame model: what every square of the board should show, as one immutable value.
 
-A frame is the WHOLE desired state (every square's colour and effect). The link sends it entire every
-time, so a retry or a reconnect just sends it again and can never leave half of an old picture behind.
+A frame is the WHOLE desired state (every square's colour and effect). The link sends it entire
+every time, so a retry or a reconnect just sends it again and never leaves half an old picture.
 
-Squares are named like everywhere in takboard: "a1" is player 1's lower-left corner, files a.. left to
-right, ranks 1.. bottom to top. A square missing from a frame is off.
+Squares are named like everywhere in takboard: "a1" is player 1's lower-left corner, files a.. left
+to right, ranks 1.. bottom to top. A square missing from a frame is off.
 """
 
 from __future__ import annotations
@@ -67,8 +67,7 @@ class Light:
         if not isinstance(self.effect, Effect):
             raise ValueError(f"Light.effect must be an Effect, got {self.effect!r}")
         p = self.period_ms
-        if (not isinstance(p, int) or not MIN_PERIOD_MS <= p <= MAX_PERIOD_MS
-                or p % PERIOD_STEP_MS):
+        if not isinstance(p, int) or not MIN_PERIOD_MS <= p <= MAX_PERIOD_MS or p % PERIOD_STEP_MS:
             raise ValueError(
                 f"Light.period_ms must be a multiple of {PERIOD_STEP_MS} in "
                 f"{MIN_PERIOD_MS}..{MAX_PERIOD_MS}, got {p!r}"
@@ -106,7 +105,7 @@ def check_size(size: int) -> None:
 
 
 def square_index(square: str, size: int) -> tuple[int, int]:
-    """"c2" -> (file, rank), both 0-based; a clear ValueError for a square off a size x size board."""
+    """ "c2" -> (file, rank), both 0-based; a clear ValueError for a square off the board."""
     if not isinstance(square, str) or len(square) != 2 or square[0] not in FILES[:size]:
         raise ValueError(f"{square!r} is not a square of a {size}x{size} board")
     if not square[1].isdigit() or not 1 <= int(square[1]) <= size:
@@ -118,8 +117,8 @@ def square_index(square: str, size: int) -> tuple[int, int]:
 class LedFrame:
     """An immutable map square -> Light for a size x size board; squares not given are off.
 
-    `lights` may be given as a mapping or (square, light) pairs; it is stored normalised (lit squares
-    only, in board order), so equal pictures compare and hash equal.
+    `lights` may be given as a mapping or (square, light) pairs; it is stored normalised (lit
+    squares only, in board order), so equal pictures compare and hash equal.
 
     >>> f = LedFrame(5, {"a1": Light.solid(Colour(0, 0, 255))})
     >>> f["a1"].effect, f["e5"].is_off

@@ -1,10 +1,10 @@
 """Byte-level framing of the LED link: COBS, CRC-16/CCITT-FALSE and a resyncing stream decoder.
 
 On the wire (firmware/PROTOCOL.md section 1) every frame is `COBS(body + crc16(body) little-endian)`
-then 0x00. COBS removes every zero byte from the encoded data, so 0x00 only ever means "end of frame":
-a receiver that lost its place (garbage, a dropped byte, a board reset mid-frame) waits for the next
-0x00 and starts afresh. Here "body" is everything the CRC covers (type, seq and the message body);
-`protocol.py` gives it its meaning.
+then 0x00. COBS removes every zero byte from the encoded data, so 0x00 only ever means "end of
+frame": a receiver that lost its place (garbage, a dropped byte, a board reset mid-frame) waits for
+the next 0x00 and starts afresh. Here "body" is everything the CRC covers (type, seq and the
+message body); `protocol.py` gives it its meaning.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def cobs_encode(data: bytes) -> bytes:
 
 
 def cobs_decode(encoded: bytes) -> bytes:
-    """Inverse of `cobs_encode`; raises FramingError on a zero byte or a block running past the end."""
+    """Inverse of `cobs_encode`; FramingError on a zero byte or a block running past the end."""
     out = bytearray()
     i = 0
     n = len(encoded)

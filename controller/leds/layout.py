@@ -143,8 +143,10 @@ def load_config(path: str | Path) -> LedConfig:
     values = {}
     for table_name, table in data.items():
         if not isinstance(table, dict):
-            raise LayoutError(f"{path}: unknown key {table_name!r} (expected tables "
-                              f"{sorted({t for t, _ in _KEYS})})")
+            raise LayoutError(
+                f"{path}: unknown key {table_name!r} (expected tables "
+                f"{sorted({t for t, _ in _KEYS})})"
+            )
         for key, value in table.items():
             field_name = _KEYS.get((table_name, key))
             if field_name is None:

@@ -6,15 +6,15 @@ a serial read. The caller only states what the board should show:
     link = LedLink("/dev/ttyUSB0", config=load_config(path))   # or a pty path, or loop://
     link.start()
     link.set_frame(frame)          # returns at once; the newest frame wins
-    await link.show(frame)         # the same, then waits until the firmware acked it (or a newer one)
+    await link.show(frame)         # the same, then waits for the ack of it (or of a newer one)
     link.health()                  # connected?, last ack, retries, errors, firmware INFO
 
 Why the worker does what it does (firmware/PROTOCOL.md):
 - The Nano resets when the port opens and pyserial drops what arrived before, so every connection
   starts with PING until PONG, then HELLO -> INFO, then SET_CONFIG when the board's configuration
   differs from ours (a reset forgets it).
-- Stop-and-wait with a wake byte: 0x00, a pause of `wake_guard_us`, then the frame, then nothing until
-  the reply or the reply timeout. The AVR drops serial bytes while it writes the LEDs.
+- Stop-and-wait with a wake byte: 0x00, a pause of `wake_guard_us`, then the frame, then nothing
+  until the reply or the reply timeout. The AVR drops serial bytes while it writes the LEDs.
 - SET_FRAME carries the whole picture, so a retry or a reconnect simply sends the current one again.
 - A keepalive HELLO every second feeds the firmware's host-loss watchdog and notices a board that
   reset behind our back (INFO says "waiting for host"): then the current frame goes out again.
@@ -220,7 +220,9 @@ class LedLink:
         and fails with LinkNak if the firmware refused it, or LinkClosed on stop().
         """
         if not isinstance(picture, LedFrame | Animation):
-            raise TypeError(f"set_frame wants an LedFrame or Animation, got {type(picture).__name__}")
+            raise TypeError(
+                f"set_frame wants an LedFrame or Animation, got {type(picture).__name__}"
+            )
         size = picture.size
         if self.config is not None and size > self.config.size:
             raise ValueError(
@@ -244,7 +246,8 @@ class LedLink:
         except TimeoutError:
             raise LinkTimeout(
                 f"not shown within {timeout} s (link {self._state.value})",
-                port=self.port, frame=_describe(picture),
+                port=self.port,
+                frame=_describe(picture),
             ) from None
 
     def show_blocking(self, picture: Picture, timeout: float | None = 2.0) -> None:
@@ -254,7 +257,8 @@ class LedLink:
         except concurrent.futures.TimeoutError:
             raise LinkTimeout(
                 f"not shown within {timeout} s (link {self._state.value})",
-                port=self.port, frame=_describe(picture),
+                port=self.port,
+                frame=_describe(picture),
             ) from None
 
     def set_brightness(self, brightness: int) -> None:
@@ -378,7 +382,8 @@ class LedLink:
                 if time.monotonic() > deadline:
                     raise LinkTimeout(
                         f"no PONG within {self.handshake_timeout} s: is this the LED board with "
-                        f"takboard firmware, built for {self.baudrate} baud?", port=self.port,
+                        f"takboard firmware, built for {self.baudrate} baud?",
+                        port=self.port,
                     ) from None
                 continue
             if reply.type is MsgType.PONG and reply.body == token:
@@ -421,8 +426,9 @@ class LedLink:
                 self._run_job(*job)
                 continue
             if brightness is not None and brightness != self._shown_brightness:
-                self._request(MsgType.SET_BRIGHTNESS, set_brightness_body(brightness),
-                              "SET_BRIGHTNESS")
+                self._request(
+                    MsgType.SET_BRIGHTNESS, set_brightness_body(brightness), "SET_BRIGHTNESS"
+                )
                 self._shown_brightness = brightness
                 continue
             step_left = None
@@ -440,8 +446,12 @@ class LedLink:
             if step_left is not None:
                 timeout = min(timeout, step_left)
             with self._cond:
-                if (not self._stopping and not self._jobs and self._generation == generation
-                        and self._brightness == brightness):
+                if (
+                    not self._stopping
+                    and not self._jobs
+                    and self._generation == generation
+                    and self._brightness == brightness
+                ):
                     self._cond.wait(max(timeout, 0.001))
 
     def _current_step(self, picture: Picture, since: float) -> tuple[LedFrame, int, float | None]:
@@ -536,8 +546,11 @@ class LedLink:
 
     def _request(self, kind: MsgType, body: bytes, what: str) -> Reply:
         """Send until a good reply: retries after a timeout or a retryable NAK, then LinkLost."""
-        expected = {MsgType.HELLO: MsgType.INFO, MsgType.PING: MsgType.PONG,
-                    MsgType.GET_STATS: MsgType.STATS}.get(kind, MsgType.ACK)
+        expected = {
+            MsgType.HELLO: MsgType.INFO,
+            MsgType.PING: MsgType.PONG,
+            MsgType.GET_STATS: MsgType.STATS,
+        }.get(kind, MsgType.ACK)
         last: str = ""
         for attempt in range(1 + self.retries):
             if attempt:
@@ -555,8 +568,12 @@ class LedLink:
                 if code in RETRYABLE_NAKS:
                     last = reply.describe()
                     continue
-                raise LinkNak(f"firmware refused it: {reply.describe()}", port=self.port,
-                              frame=what, code=int(code or 0))
+                raise LinkNak(
+                    f"firmware refused it: {reply.describe()}",
+                    port=self.port,
+                    frame=what,
+                    code=int(code or 0),
+                )
             if reply.type is not expected or (
                 expected is MsgType.ACK and reply.request_type != kind
             ):
@@ -567,8 +584,11 @@ class LedLink:
                 with self._cond:
                     self._frames_acked += 1
             return reply
-        raise LinkLost(f"no good reply after {1 + self.retries} tries (last: {last})",
-                       port=self.port, frame=what)
+        raise LinkLost(
+            f"no good reply after {1 + self.retries} tries (last: {last})",
+            port=self.port,
+            frame=what,
+        )
 
     def _exchange(self, kind: MsgType, body: bytes, what: str, timeout: float) -> Reply:
         """One request and its reply: wake byte, guard pause, frame, then read until our seq."""
@@ -613,6 +633,14 @@ class LedLink:
 
 
 __all__ = [
-    "LedLink", "LinkClosed", "LinkError", "LinkHealth", "LinkLost", "LinkNak",
-    "LinkProtocolError", "LinkState", "LinkTimeout", "NakCode",
+    "LedLink",
+    "LinkClosed",
+    "LinkError",
+    "LinkHealth",
+    "LinkLost",
+    "LinkNak",
+    "LinkProtocolError",
+    "LinkState",
+    "LinkTimeout",
+    "NakCode",
 ]

@@ -30,8 +30,8 @@ class Candidate:
 def matching_ports(ports=None) -> list[Candidate]:
     """Serial ports whose VID:PID is a known board chip, in a stable order (by device name).
 
-    `ports` defaults to pyserial's `list_ports.comports()`; tests pass their own list of objects with
-    `device`, `vid`, `pid` and `description` attributes.
+    `ports` defaults to pyserial's `list_ports.comports()`; tests pass their own list of objects
+    with `device`, `vid`, `pid` and `description` attributes.
     """
     found = []
     for port in ports if ports is not None else list_ports.comports():
@@ -55,7 +55,8 @@ def find_board_port(ports=None) -> str:
     )
     if not found:
         seen = ", ".join(
-            f"{p.device} ({p.vid:04x}:{p.pid:04x})" if p.vid is not None else p.device for p in listed
+            f"{p.device} ({p.vid:04x}:{p.pid:04x})" if p.vid is not None else p.device
+            for p in listed
         )
         raise NoBoardFoundError(
             f"no LED board found: looked for USB VID:PID {wanted}; serial ports seen: "

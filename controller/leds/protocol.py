@@ -81,9 +81,27 @@ class FirmwareInfo:
     def parse(cls, body: bytes) -> FirmwareInfo:
         if len(body) != cls.SIZE:
             raise ProtocolError(f"INFO body is {len(body)} bytes, expected {cls.SIZE}")
-        (version, major, minor, patch, size, squares, per_square, led_count, wiring, corner, axis,
-         budget, watchdog, brightness, max_leds, guard, state, reset_cause, baud_code
-         ) = struct.unpack(cls.FORMAT, body)
+        (
+            version,
+            major,
+            minor,
+            patch,
+            size,
+            squares,
+            per_square,
+            led_count,
+            wiring,
+            corner,
+            axis,
+            budget,
+            watchdog,
+            brightness,
+            max_leds,
+            guard,
+            state,
+            reset_cause,
+            baud_code,
+        ) = struct.unpack(cls.FORMAT, body)
         try:
             return cls(
                 protocol_version=version,
@@ -216,7 +234,8 @@ def set_frame_body(frame: LedFrame, board_size: int) -> bytes:
     """
     if frame.size > board_size:
         raise ValueError(
-            f"a {frame.size}x{frame.size} frame does not fit the {board_size}x{board_size} LED board"
+            f"a {frame.size}x{frame.size} frame does not fit the "
+            f"{board_size}x{board_size} LED board"
         )
     records: dict[int, bytes] = {}
     for square, light in frame.lit().items():
@@ -236,8 +255,15 @@ def set_frame_body(frame: LedFrame, board_size: int) -> bytes:
 def set_config_body(config: LedConfig) -> bytes:
     wiring, corner, axis = config.config_codes()
     return struct.pack(
-        "<BBBBBHHB", config.size, config.leds_per_square, wiring, corner, axis,
-        config.budget_ma, config.watchdog_ms, 0,
+        "<BBBBBHHB",
+        config.size,
+        config.leds_per_square,
+        wiring,
+        corner,
+        axis,
+        config.budget_ma,
+        config.watchdog_ms,
+        0,
     )
 
 

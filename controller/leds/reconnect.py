@@ -55,13 +55,22 @@ class ReconnectLog:
     def failed(self, error: BaseException) -> None:
         self.failures_in_a_row += 1
         level = logging.WARNING if self.failures_in_a_row == 1 else logging.DEBUG
-        self._log.log(level, "LED board on %s: %s (attempt %d; retrying)", self.port, error,
-                      self.failures_in_a_row)
+        self._log.log(
+            level,
+            "LED board on %s: %s (attempt %d; retrying)",
+            self.port,
+            error,
+            self.failures_in_a_row,
+        )
 
     def connected(self, description: str) -> None:
         if self.failures_in_a_row:
-            self._log.info("LED board on %s is back after %d failed attempts: %s", self.port,
-                           self.failures_in_a_row, description)
+            self._log.info(
+                "LED board on %s is back after %d failed attempts: %s",
+                self.port,
+                self.failures_in_a_row,
+                description,
+            )
         else:
             self._log.info("LED board on %s: %s", self.port, description)
         self.failures_in_a_row = 0

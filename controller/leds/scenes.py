@@ -12,7 +12,7 @@ every meaning also has its own effect.
 - FAST BLINK      something is wrong (illegal move)
 - A number is shown as flashes: the square flashes N times, pauses, and repeats.
 
-Inputs are `controller.tak` values (`Ply`, `Position`), read through their documented attributes only.
+Inputs are `controller.tak` values (`Ply`, `Position`), read through their documented attributes.
 """
 
 from __future__ import annotations
@@ -143,12 +143,12 @@ def setup(target: PositionLike, done: Iterable[str] = ()) -> LedFrame:
 
 
 def road_win(size: int, road: Iterable[str], winner: int) -> LedFrame:
-    """A road ends the game: the road's squares glow solid in the winner's colour (white for player 1,
-    blue for player 2); everything else is dark."""
+    """A road ends the game: the road's squares glow solid in the winner's colour (white for
+    player 1, blue for player 2); everything else is dark."""
     return LedFrame(size, {sq: Light.solid(PLAYER_COLOUR[winner]) for sq in road})
 
 
 def wiring_test(size: int, step: int) -> LedFrame:
-    """Step k of the wiring check: only the k-th square (a1, b1, ... in board order) is lit, white."""
+    """Step k of the wiring check: only the k-th square (a1, b1, ... board order) is lit white."""
     names = square_names(size)
     return LedFrame(size, {names[step % len(names)]: Light.solid(WHITE)})

@@ -8,7 +8,7 @@ import pytest
 
 from controller.leds.emulator import EmulatedBoard, build, simavr_available
 
-# TAKBOARD_LED_BOARD=host runs the same tests against the host build of the firmware core (no simavr)
+# TAKBOARD_LED_BOARD=host runs the same tests on the host build of the firmware core (no simavr)
 KIND = os.environ.get("TAKBOARD_LED_BOARD", "sim" if simavr_available() else "host")
 
 

@@ -1,8 +1,8 @@
-"""A serial line with faults: a pty man-in-the-middle between the link client and the emulated board.
+"""A serial line with faults: a pty man-in-the-middle between the link and the emulated board.
 
 The link opens `FaultyLine.path` like a port; every byte is forwarded to the board's pty and back,
-after passing through a fault function per direction (drop, flip bits) chosen by the test. Nothing of
-the firmware or the link is replaced: only the wire is damaged.
+after passing through a fault function per direction (drop, flip bits) chosen by the test. Nothing
+of the firmware or the link is replaced: only the wire is damaged.
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ def no_fault(data: bytes) -> bytes:
 
 
 class FaultyLine:
-    def __init__(self, upstream: str, to_board: Fault = no_fault, to_host: Fault = no_fault) -> None:
+    def __init__(
+        self, upstream: str, to_board: Fault = no_fault, to_host: Fault = no_fault
+    ) -> None:
         self.to_board = to_board
         self.to_host = to_host
         self._master, self._slave = os.openpty()

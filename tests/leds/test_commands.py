@@ -23,6 +23,7 @@ def test_a_bad_config_or_port_is_a_clear_error(capsys, tmp_path):
     bad.write_text('[chain]\nwiring = "zigzag"\n')
     assert cli.main(["leds", "test", "--config", str(bad)]) == 2
     assert "chain.wiring must be one of 'row-major', 'serpentine', got 'zigzag'" in (
-        capsys.readouterr().err)
+        capsys.readouterr().err
+    )
     assert cli.main(["leds", "demo", "--port", str(tmp_path / "ttyNONE")]) == 2
     assert "no such port" in capsys.readouterr().err

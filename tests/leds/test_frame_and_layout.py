@@ -95,8 +95,12 @@ def test_several_leds_per_square_are_consecutive():
 @pytest.mark.parametrize("axis", ["ranks", "files"])
 def test_every_layout_is_a_bijection_starting_in_its_corner(size, wiring, axis):
     last = "abcdefgh"[size - 1]
-    corner_square = {"bottom-left": "a1", "bottom-right": f"{last}1",
-                     "top-left": f"a{size}", "top-right": f"{last}{size}"}
+    corner_square = {
+        "bottom-left": "a1",
+        "bottom-right": f"{last}1",
+        "top-left": f"a{size}",
+        "top-right": f"{last}{size}",
+    }
     for corner, square in corner_square.items():
         config = LedConfig(size=size, wiring=wiring, start_corner=corner, axis=axis)
         positions = sorted(config.chain_position(sq) for sq in config.square_order())
@@ -110,7 +114,9 @@ def test_the_shipped_config_file_reads_as_the_defaults():
 
 def test_config_file_is_read_and_checked(tmp_path):
     good = tmp_path / "leds.toml"
-    good.write_text('[board]\nsize = 6\n[chain]\nwiring = "row-major"\nstart_corner = "top-right"\n')
+    good.write_text(
+        '[board]\nsize = 6\n[chain]\nwiring = "row-major"\nstart_corner = "top-right"\n'
+    )
     assert load_config(good) == LedConfig(size=6, wiring="row-major", start_corner="top-right")
 
     bad = tmp_path / "bad.toml"
@@ -118,10 +124,12 @@ def test_config_file_is_read_and_checked(tmp_path):
     with pytest.raises(LayoutError, match=r"bad.toml: chain.start_corner must be one of"):
         load_config(bad)
     bad.write_text("[board]\nsise = 6\n")
-    with pytest.raises(LayoutError, match="unknown key board.sise"):
+    with pytest.raises(LayoutError, match=r"unknown key board\.sise"):
         load_config(bad)
     bad.write_text("[power]\nbudget_ma = 20000\n")
-    with pytest.raises(LayoutError, match="power.budget_ma must be an integer 114..10000, got 20000"):
+    with pytest.raises(
+        LayoutError, match=r"power\.budget_ma must be an integer 114\.\.10000, got 20000"
+    ):
         load_config(bad)
     bad.write_text("[chain]\nleds_per_square = 3\n")
     with pytest.raises(LayoutError, match="192 LEDs, more than the firmware's 128"):

@@ -124,6 +124,7 @@ def test_worked_examples_of_the_protocol_document_encode_byte_for_byte():
     # firmware/PROTOCOL.md section 7: HELLO seq 7, SET_FRAME seq 0x2a, and the ACK.
     assert encode_frame(bytes.fromhex("0107")) == bytes.fromhex("050107d95e00")
     set_frame = bytes.fromhex("032a02ff000001000000ff020a")
-    assert encode_frame(set_frame) == bytes.fromhex("05032a02ff0102010101 06ff020ad6e900".replace(" ", ""))
+    assert encode_frame(set_frame) == bytes.fromhex(
+        "05032a02ff0102010101 06ff020ad6e900".replace(" ", "")
+    )
     assert decode_frame(bytes.fromhex("06802a03882e")) == bytes.fromhex("802a03")
-

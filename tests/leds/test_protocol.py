@@ -49,9 +49,27 @@ def test_set_config_packs_the_documented_ten_bytes():
 
 
 def info_body(**overrides) -> bytes:
-    fields = dict(version=1, major=1, minor=2, patch=3, size=8, squares=64, per=1, leds=64,
-                  wiring=1, corner=0, axis=0, budget=1500, watchdog=5000, brightness=255,
-                  max_leds=128, guard=2500, state=1, reset=1, baud=1)
+    fields = dict(
+        version=1,
+        major=1,
+        minor=2,
+        patch=3,
+        size=8,
+        squares=64,
+        per=1,
+        leds=64,
+        wiring=1,
+        corner=0,
+        axis=0,
+        budget=1500,
+        watchdog=5000,
+        brightness=255,
+        max_leds=128,
+        guard=2500,
+        state=1,
+        reset=1,
+        baud=1,
+    )
     fields.update(overrides)
     return struct.pack(FirmwareInfo.FORMAT, *fields.values())
 

@@ -7,7 +7,8 @@ import pytest
 from controller.leds import scenes
 from controller.leds.frame import Animation, Effect, LedFrame
 from controller.leds.scenes import BLUE, DIM_ORANGE, ORANGE, WHITE
-from controller.tak import BLACK, WHITE as WHITE_PLAYER, Ply, Position
+from controller.tak import BLACK, Ply, Position
+from controller.tak import WHITE as WHITE_PLAYER
 
 
 def lit_summary(frame: LedFrame) -> dict[str, tuple]:
@@ -52,8 +53,12 @@ def test_hint_spread_flashes_each_square_once_per_piece_dropped_on_it():
 
 def test_hint_flashes_come_in_path_order_then_a_pause():
     animation = scenes.hint(5, Ply.from_ptn("3a1>21"))
-    order = [sq for frame, _ in animation.steps for sq, light in frame.lit().items()
-             if light.colour == ORANGE]
+    order = [
+        sq
+        for frame, _ in animation.steps
+        for sq, light in frame.lit().items()
+        if light.colour == ORANGE
+    ]
     assert order == ["b1", "b1", "c1"]
     assert animation.steps[0][1] == scenes.HINT_PAUSE_S
 
@@ -112,25 +117,40 @@ def test_idle_is_four_dim_corners_and_wiring_test_walks_the_board():
 # Colour-vision deficiency simulation matrices (Machado, Oliveira & Fernandes 2009, severity 1.0),
 # applied to linear RGB.
 CVD = {
-    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216),
-                   (-0.003882, -0.048116, 1.051998)),
-    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413),
-                     (-0.011820, 0.042940, 0.968881)),
-    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602),
-                   (0.004733, 0.691367, 0.303900)),
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.303900),
+    ),
 }
 
 
 def seen_as(colour, deficiency: str) -> tuple[float, ...]:
     linear = [(c / 255) ** 2.2 for c in (colour.r, colour.g, colour.b)]
     matrix = CVD[deficiency]
-    return tuple(min(1.0, max(0.0, sum(m * v for m, v in zip(row, linear, strict=True))))
-                 for row in matrix)
+    return tuple(
+        min(1.0, max(0.0, sum(m * v for m, v in zip(row, linear, strict=True)))) for row in matrix
+    )
 
 
 def apart(a, b, deficiency: str) -> float:
-    return sum((x - y) ** 2 for x, y in zip(seen_as(a, deficiency), seen_as(b, deficiency),
-                                             strict=True)) ** 0.5
+    return (
+        sum(
+            (x - y) ** 2
+            for x, y in zip(seen_as(a, deficiency), seen_as(b, deficiency), strict=True)
+        )
+        ** 0.5
+    )
 
 
 @pytest.mark.parametrize("deficiency", sorted(CVD))
