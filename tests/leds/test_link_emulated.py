@@ -17,7 +17,7 @@ import serial
 from controller.leds.frame import Colour, LedFrame, Light, square_names
 from controller.leds.framing import StreamDecoder, encode_frame
 from controller.leds.layout import LedConfig
-from controller.leds.link import LedLink, LinkState
+from controller.leds.link import LedLink, LinkError, LinkState
 from controller.leds.protocol import MsgType, NakCode, parse_reply, request_payload, set_frame_body
 from tests.leds.conftest import KIND
 from tests.leds.faulty_line import FaultyLine
@@ -294,3 +294,28 @@ def test_a_missing_port_is_retried_and_named(tmp_path):
     assert (
         health.errors >= 2 and missing in health.last_error and "cannot open" in health.last_error
     )
+
+
+def test_brightness_scales_what_the_pin_shows(board):
+    frame = LedFrame(5, {"a1": Light.solid(Colour(200, 100, 50))})
+    with LedLink(board.port, config=CONFIG5) as link:
+        link.show_blocking(frame, timeout=5)
+        mark = board.mark()
+        link.set_brightness(128)
+        latch = board.wait_for_leds(lambda lt: lt.rgb(0) != (200, 100, 50), timeout=3, after=mark)
+    assert latch.rgb(0) == (200 * 128 // 255, 100 * 128 // 255, 50 * 128 // 255)
+
+
+def test_a_frame_too_big_for_the_board_fails_its_caller_and_names_port_and_frame(board):
+    with LedLink(board.port, config=CONFIG5) as configured:
+        assert configured.wait_ready(5)
+    # a second host without a config finds the board configured 5x5 and is asked for 6x6
+    with LedLink(board.port) as link:
+        assert link.wait_ready(5)
+        future = link.set_frame(LedFrame(6, {"f6": Light.solid(BLUE)}))
+        with pytest.raises(LinkError) as failure:
+            future.result(5)
+        link.show_blocking(frame_a(), timeout=5)  # the link is still up for the next frame
+    assert board.port in str(failure.value)
+    assert "a 6x6 frame with 1 lit squares" in str(failure.value)
+    assert "does not fit the 5x5 LED board" in str(failure.value)
