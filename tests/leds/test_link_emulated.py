@@ -172,7 +172,7 @@ def test_show_never_blocks_the_event_loop(board):
         finally:
             ticking = False
             await tick
-            await asyncio.to_thread(link.stop)
+            await link.aclose()
         return worst
 
     assert asyncio.run(scenario()) < 0.05
@@ -357,3 +357,17 @@ def test_a_frame_too_big_for_the_board_fails_its_caller_and_names_port_and_frame
     assert board.port in str(failure.value)
     assert "a 6x6 frame with 1 lit squares" in str(failure.value)
     assert "does not fit the 5x5 LED board" in str(failure.value)
+
+
+def test_stop_returns_at_once_even_while_a_reply_is_awaited():
+    master, slave = os.openpty()
+    try:
+        link = LedLink(os.ttyname(slave), reply_timeout=2.0, handshake_timeout=10).start()
+        time.sleep(0.2)  # in the handshake, waiting for a PONG that never comes
+        began = time.monotonic()
+        link.stop()
+        assert time.monotonic() - began < 0.5
+        assert link.state is LinkState.STOPPED
+    finally:
+        os.close(master)
+        os.close(slave)
