@@ -418,6 +418,7 @@ class LedLink:
         except ProtocolError as error:
             raise LinkProtocolError(str(error), port=self.port) from None
         self._guard_s = info.wake_guard_us / 1e6 + GUARD_MARGIN_S
+        self._shown_brightness = info.brightness  # what the board has, so a change is sent
         with self._cond:
             self._info = info
         return info
@@ -502,7 +503,6 @@ class LedLink:
                 self._request(MsgType.SET_CONFIG, set_config_body(self.config), "SET_CONFIG")
                 self._hello()
             self._shown = None
-            self._shown_brightness = None
             self._resend_current()
 
     def _resend_current(self) -> None:
