@@ -109,19 +109,21 @@ def test_host_silence_brings_the_waiting_pattern_never_the_stale_frame(board):
 
 
 def test_board_restarted_mid_game_shows_the_current_state_again_by_itself(board):
-    with LedLink(board.port, config=CONFIG5, keepalive=0.3) as link:
+    with LedLink(board.port, config=CONFIG5) as link:  # keepalive 1 s: idle most of the time
         link.show_blocking(frame_a(), timeout=5)
-        board.kill()  # the cable is pulled ...
-        link.set_frame(frame_b())  # ... and the game goes on meanwhile
-        deadline = time.monotonic() + 5
+        board.kill()  # the cable is pulled while the link is idle ...
+        pulled = time.monotonic()
+        deadline = pulled + 5
         while link.state is LinkState.READY and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert link.state is not LinkState.READY
+            time.sleep(0.005)
+        noticed_s = time.monotonic() - pulled
+        link.set_frame(frame_b())  # ... and the game goes on meanwhile
         board.start()  # plugged back: a fresh board with default config and dark LEDs
         plugged = time.monotonic()
         board.wait_for_leds(shows(frame_b()), timeout=5)
         reconnect_s = time.monotonic() - plugged
         health = link.health()
+    assert noticed_s < 0.3, "an idle link sees the hangup at once, not at the next keepalive"
     assert reconnect_s < 2.0
     assert health.reconnects >= 1 and health.firmware.board_size == 5
     assert health.last_error
