@@ -63,11 +63,6 @@ log = logging.getLogger("controller.leds.link")
 
 DEFAULT_BAUD = 250000
 
-# Added to the firmware's wake_guard_us. A USB-serial adapter moves bytes in 1 ms USB frames, so the
-# wake byte may leave the adapter up to ~1 ms late while the frame leaves on time: the pause the
-# firmware needs would shrink on the wire. (The emulator's pty shows the same effect under load.)
-GUARD_MARGIN_S = 0.001
-
 
 class LinkError(Exception):
     """Anything that went wrong on the LED link; the message names the port and, where there is
@@ -434,7 +429,9 @@ class LedLink:
             info = FirmwareInfo.parse(reply.body)
         except ProtocolError as error:
             raise LinkProtocolError(str(error), port=self.port) from None
-        self._guard_s = info.wake_guard_us / 1e6 + GUARD_MARGIN_S
+        # The firmware's guard already allows for USB: an adapter moves bytes in 1 ms USB frames
+        # and may send the wake byte up to a frame late, the request on time.
+        self._guard_s = info.wake_guard_us / 1e6
         self._shown_brightness = info.brightness  # what the board has, so a change is sent
         with self._cond:
             self._info = info
