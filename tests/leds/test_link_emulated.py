@@ -14,10 +14,12 @@ import time
 import pytest
 import serial
 
+from controller.leds import scenes
 from controller.leds.frame import Colour, LedFrame, Light, square_names
 from controller.leds.framing import StreamDecoder
 from controller.leds.layout import LedConfig
 from controller.leds.link import LedLink, LinkError, LinkState
+from controller.tak import Ply
 from tests.leds.conftest import KIND
 from tests.leds.faulty_line import FaultyLine
 
@@ -373,3 +375,30 @@ def test_stop_returns_at_once_even_while_a_reply_is_awaited():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_hint_drop_counts_can_be_read_off_the_data_pin(board):
+    """3a1>21 on the pin: b1 flashes bright orange twice, c1 once, per cycle; a1 pulses blue."""
+    hint = scenes.hint(5, Ply.from_ptn("3a1>21"))
+    with LedLink(board.port, config=CONFIG5) as link:
+        link.show_blocking(hint, timeout=5)  # acked: the first step, the pause, is on the pin
+        start, began = board.mark(), time.monotonic()
+        time.sleep(hint.cycle_seconds - 0.1)  # one cycle, minus the time the ack took to arrive
+        latches = [board.wait_for_leds(lambda lt: True, timeout=1, after=start)]
+        latches += list(board.latches)[-(board.latch_count - start) :][1:]
+    assert time.monotonic() - began < hint.cycle_seconds + 0.5
+    bright = (scenes.ORANGE.r, scenes.ORANGE.g, scenes.ORANGE.b)
+    flashes = {"b1": 0, "c1": 0}
+    was_lit = {"b1": False, "c1": False}
+    blue_levels = set()
+    for latch in latches:
+        seen = latch.squares(CONFIG5)
+        for square in flashes:
+            lit = seen[square] == bright
+            flashes[square] += lit and not was_lit[square]
+            was_lit[square] = lit
+        r, g, b = seen["a1"]
+        assert r == 0 and g <= b  # blue (0, 90, 255) scaled by the pulse
+        blue_levels.add(b)
+    assert flashes == {"b1": 2, "c1": 1}
+    assert len(blue_levels) > 10  # a pulse, not a solid light
