@@ -123,6 +123,7 @@ static double last_chunk_wall = -1.0;
 static avr_cycle_count_t last_chunk_cycle;
 static uint32_t wake_gap_us = 5000;  /* --wake-gap-us */
 static avr_cycle_count_t line_idle_since; /* when the last byte fed to the AVR ended */
+static bool line_used;                    /* any byte fed since start or reset */
 
 static double wall_seconds(void)
 {
@@ -210,7 +211,9 @@ static void feed_uart(void)
          * emulator would invent collisions the board never sees. A host that sends no wake byte
          * at all is still caught; one that skips only the pause is caught by the board's overrun
          * flag, not here. */
-        bool wake = byte == 0 && next_byte_cycle - line_idle_since > (avr_cycle_count_t)avr->frequency / 1000u;
+        bool wake = byte == 0 && (!line_used || next_byte_cycle - line_idle_since >
+                                                    (avr_cycle_count_t)avr->frequency / 1000u);
+        line_used = true;
         avr_raise_irq(uart_in, byte);
         if (byte == 0) {
             fprintf(out, "RXEND cycle=%llu\n", (unsigned long long)(next_byte_cycle + per_byte));
@@ -473,6 +476,7 @@ int main(int argc, char **argv)
             to_avr_pos = to_avr_len = 0;
             next_byte_cycle = avr->cycle;
             last_chunk_wall = -1.0;
+            line_used = false;
             uart_full = false;
             fprintf(out, "RESET cycle=%llu\n", (unsigned long long)avr->cycle);
             fflush(out);

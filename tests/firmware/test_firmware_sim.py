@@ -94,7 +94,7 @@ def test_frames_sent_during_an_led_write_are_rejected_busy(board):
     burst = fw.wire(fw.SET_FRAME, 1, fw.frame_body([fw.square_record(5, 5, 5)] * 64))
     burst += b"".join(fw.wire(fw.PING, 2 + k, bytes([k]) * 16) for k in range(3))
     board.port.write(burst)
-    replies = [board.read_reply(1.0) for _ in range(4)]
+    replies = [board.read_reply(3.0) for _ in range(4)]
     assert replies[0] == fw.Reply(fw.ACK, 1, bytes([fw.SET_FRAME]))
     kinds = [(r.type, r.body[1] if r.type == fw.NAK else None) for r in replies[1:] if r]
     assert (fw.NAK, fw.BUSY) in kinds
@@ -122,7 +122,7 @@ def test_a_restarted_bridge_is_reachable_under_the_same_link(sim_build, tmp_path
     second = fw.SimBoard(fw.elf_path(), link=link)
     try:
         assert os.path.realpath(link) == second.pty
-        with serial.Serial(str(link), timeout=1) as port:
+        with serial.Serial(str(link), timeout=5) as port:
             port.write(b"\x00")
             time.sleep(0.006)
             port.write(fw.wire(fw.PING, 9, b"again"))
