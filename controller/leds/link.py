@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import os
 import select
@@ -116,6 +117,23 @@ class LinkHealth:
     @property
     def connected(self) -> bool:
         return self.state is LinkState.READY
+
+    def as_dict(self) -> dict:
+        """Plain JSON-ready values, for the web page and logs."""
+        info = self.firmware
+        return {
+            "port": self.port,
+            "state": self.state.value,
+            "connected": self.connected,
+            "last_ack_age_s": self.last_ack_age_s,
+            "frames_sent": self.frames_sent,
+            "frames_acked": self.frames_acked,
+            "retries": self.retries,
+            "errors": self.errors,
+            "reconnects": self.reconnects,
+            "firmware": None if info is None else dataclasses.asdict(info),
+            "last_error": self.last_error,
+        }
 
 
 Picture = LedFrame | Animation

@@ -7,6 +7,7 @@ from the firmware's or the link's own account of it.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
@@ -54,6 +55,8 @@ def test_frame_appears_on_the_data_pin_byte_for_byte(board):
         link.show_blocking(frame_a(), timeout=5)
         latch = board.wait_for_leds(shows(frame_a()), timeout=3)
         assert link.health().frames_acked == 1
+        health = json.loads(json.dumps(link.health().as_dict()))
+        assert health["connected"] and health["firmware"]["board_size"] == 5
     # a1 is LED 0 of the serpentine chain; the wire order is green, red, blue.
     assert latch.grb[:3] == bytes([90, 0, 255])
     assert config_led(CONFIG5, "e5") == 24  # rank 5 runs left to right again: a5 = 20
