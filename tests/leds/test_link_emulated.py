@@ -14,6 +14,8 @@ import time
 
 import pytest
 import serial
+from board_kind import KIND
+from faulty_line import FaultyLine
 
 from controller.leds import scenes
 from controller.leds.frame import Colour, LedFrame, Light, square_names
@@ -21,8 +23,6 @@ from controller.leds.framing import StreamDecoder
 from controller.leds.layout import LedConfig
 from controller.leds.link import LedLink, LinkError, LinkState
 from controller.tak import Ply
-from tests.leds.conftest import KIND
-from tests.leds.faulty_line import FaultyLine
 
 BLUE, ORANGE, WHITE = Colour(0, 90, 255), Colour(255, 110, 0), Colour(200, 200, 200)
 CONFIG5 = LedConfig(size=5)
