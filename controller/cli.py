@@ -19,6 +19,9 @@ from controller import __version__
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
     "controller.commands.bench",
+    "controller.commands.perft",
+    "controller.commands.check",
+    "controller.commands.show",
 ]
 
 
