@@ -28,7 +28,7 @@ def play_all(pos: Position, text: str) -> Position:
     return pos
 
 
-# -- openings -------------------------------------------------------------------------------------
+# -- openings ----------
 def test_swap_opening_places_the_opponents_flat_and_nothing_else():
     pos = Position(5)
     assert plies(pos) == {f"{f}{r}" for f in "abcde" for r in range(1, 6)}
@@ -73,7 +73,7 @@ def test_double_black_stack_opening_starts_with_two_black_flats():
     assert pos.reserves(BLACK) == (30, 1)
 
 
-# -- placements -----------------------------------------------------------------------------------
+# -- placements ----------
 def test_placement_on_an_occupied_square_is_illegal():
     pos = play_all(Position(4), "a1 b1")
     with pytest.raises(IllegalPlyError, match="a1 is occupied"):
@@ -93,7 +93,7 @@ def test_a_player_with_only_a_capstone_left_can_only_place_it():
     assert placements == {f"C{f}{r}" for f in "abcd" for r in range(1, 5)} - {"Cc1", "Cd1"}
 
 
-# -- spreads ----------------------------------------------------------------------------------------
+# -- spreads ----------
 def test_every_drop_sequence_is_listed_up_to_the_carry_limit():
     # a lone 5-high white stack in the corner of a 3x3 board: carry limit 3
     pos = Position.from_tps("x3/x3/12121,x2 1 10", flats=10)
@@ -183,7 +183,7 @@ def test_spreads_drop_the_bottom_stones_first():
     assert pos.stack("c1") == ((WHITE, FLAT), (BLACK, FLAT))
 
 
-# -- roads and the end of the game ------------------------------------------------------------------
+# -- roads and the end of the game ----------
 def test_a_road_of_flats_and_capstones_wins_and_walls_do_not_count():
     assert Position.from_tps("x3/1,1C,1/x,2,2 2 4", caps=1).outcome() == Outcome(WHITE, "road")
     assert Position.from_tps("x3/1,1S,1/x,2,2 2 4").outcome() is None
@@ -258,7 +258,7 @@ def test_flat_count_ignores_walls_and_capstones():
     assert pos.flat_count() == (2, 2)
 
 
-# -- draw policies ------------------------------------------------------------------------------
+# -- draw policies ----------
 def test_fifty_plies_without_placement_or_flattening_draw_when_asked():
     tps = "x5/x5/x,1,x,2,x/x5/x5 1 10"
     pos = Position.from_tps(tps, draw_policies=("fifty",))
@@ -287,14 +287,20 @@ def test_unknown_draw_policy_is_refused():
         Position(5, draw_policies=["sixty"])
 
 
-# -- undo and hash ----------------------------------------------------------------------------------
+# -- undo and hash ----------
 def test_pop_restores_stacks_reserves_player_and_hash():
     pos = Position.from_tps("x4/x,2,1C,x/x,12S,21,x/1,x3 1 6", caps=1)
     before = (pos.tps(), pos.hash, pos.reserves(WHITE), pos.reserves(BLACK), pos.ply_count)
     for ply in list(pos.legal_plies):
         pos.push(ply)
         assert pos.pop() == ply
-        assert (pos.tps(), pos.hash, pos.reserves(WHITE), pos.reserves(BLACK), pos.ply_count) == before
+        assert (
+            pos.tps(),
+            pos.hash,
+            pos.reserves(WHITE),
+            pos.reserves(BLACK),
+            pos.ply_count,
+        ) == before
 
 
 def test_transpositions_have_equal_hashes_and_the_player_to_move_counts():
