@@ -62,6 +62,14 @@ _KEYS: dict[int, int] = {}
 _KEY_CACHE_LIMIT = 2_000_000
 
 
+def _new_key(k: int) -> int:
+    """Compute, remember and return the Zobrist key for the packed stack description `k`."""
+    if len(_KEYS) > _KEY_CACHE_LIMIT:
+        _KEYS.clear()
+    z = _KEYS[k] = mix64(k)
+    return z
+
+
 def _square_key(sq: int, owners: int, height: int, top: int) -> int:
     """The Zobrist key of one square holding one stack (0 for an empty square)."""
     if not height:
@@ -391,13 +399,15 @@ class Position:
             self._stack.append((ply, (sq, 0, 0, FLAT), prev, color))
             self._quiet = 0
         else:
+            keys = _KEYS
             step = ply._dy * n + ply._dx
             drops = ply.drops
             h, o, top = hgt[sq], own[sq], tops[sq]
             rest = h - ply.count
             moving = o >> rest
             saved = [sq, h, o, top]
-            z ^= _square_key(sq, o, h, top)
+            k = ((o << 7 | h) << 2 | top) << 6 | sq
+            z ^= keys.get(k) or _new_key(k)
             white, black, walls, caps = self._white, self._black, self._walls, self._caps
             bit = 1 << sq
             keep = ~bit
@@ -408,45 +418,63 @@ class Position:
             if rest:
                 o &= (1 << rest) - 1
                 hgt[sq], own[sq], tops[sq] = rest, o, FLAT
-                z ^= _square_key(sq, o, rest, FLAT)
+                k = ((o << 7 | rest) << 2) << 6 | sq
+                z ^= keys.get(k) or _new_key(k)
                 if o >> (rest - 1) & 1:
                     black |= bit
                 else:
                     white |= bit
             else:
-                hgt[sq], own[sq], tops[sq] = 0, 0, FLAT
+                hgt[sq] = own[sq] = 0
+                tops[sq] = FLAT
             t = sq
-            last = len(drops) - 1
-            flattened = False
-            for i, d in enumerate(drops):
+            # every square before the last gets flats on a flat or an empty square
+            for d in drops[:-1]:
                 t += step
-                th, to, tt = hgt[t], own[t], tops[t]
-                saved += (t, th, to, tt)
-                z ^= _square_key(t, to, th, tt)
+                th, to = hgt[t], own[t]
+                saved += (t, th, to, FLAT)
+                if th:
+                    k = ((to << 7 | th) << 2) << 6 | t
+                    z ^= keys.get(k) or _new_key(k)
                 to |= (moving & ((1 << d) - 1)) << th
                 moving >>= d
                 th += d
+                hgt[t], own[t] = th, to
+                k = ((to << 7 | th) << 2) << 6 | t
+                z ^= keys.get(k) or _new_key(k)
                 bit = 1 << t
-                keep = ~bit
-                white &= keep
-                black &= keep
                 if to >> (th - 1) & 1:
                     black |= bit
+                    white &= ~bit
                 else:
                     white |= bit
-                if i == last:
-                    if tt == WALL:
-                        flattened = True
-                        walls &= keep
-                    if top == WALL:
-                        walls |= bit
-                    elif top == CAP:
-                        caps |= bit
-                    tt = top
-                else:
-                    tt = FLAT
-                hgt[t], own[t], tops[t] = th, to, tt
-                z ^= _square_key(t, to, th, tt)
+                    black &= ~bit
+            # the last square gets the moving top stone (and may have held a wall)
+            t += step
+            th, to, tt = hgt[t], own[t], tops[t]
+            saved += (t, th, to, tt)
+            if th:
+                k = ((to << 7 | th) << 2 | tt) << 6 | t
+                z ^= keys.get(k) or _new_key(k)
+            to |= moving << th
+            th += drops[-1]
+            hgt[t], own[t], tops[t] = th, to, top
+            k = ((to << 7 | th) << 2 | top) << 6 | t
+            z ^= keys.get(k) or _new_key(k)
+            bit = 1 << t
+            if to >> (th - 1) & 1:
+                black |= bit
+                white &= ~bit
+            else:
+                white |= bit
+                black &= ~bit
+            flattened = tt == WALL
+            if flattened:
+                walls &= ~bit
+            if top == WALL:
+                walls |= bit
+            elif top == CAP:
+                caps |= bit
             self._white, self._black, self._walls, self._caps = white, black, walls, caps
             if flattened:
                 self._quiet = 0

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import re
+import weakref
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -547,23 +548,24 @@ class GameStream:
         return _parse_chunk(chunk, self._filename, self._index, first_line, self._strict)
 
 
-_STREAMS: dict[int, tuple[object, GameStream]] = {}
+_STREAMS: weakref.WeakKeyDictionary[TextIO, GameStream] = weakref.WeakKeyDictionary()
 
 
 def read_game(handle_or_text: TextIO | str, *, strict: bool = False) -> Game | None:
-    """The next game from a text handle (None at the end), or the first game of a text."""
+    """The next game from a text handle (None at the end), or the first game of a text.
+
+    The handle is read line by line; a `GameStream` per handle remembers where the next game starts.
+    """
     if isinstance(handle_or_text, str):
         games = read_games(handle_or_text, strict=strict)
         return games[0] if games else None
-    key = id(handle_or_text)
-    entry = _STREAMS.get(key)
-    if entry is None or entry[0] is not handle_or_text:
-        entry = (handle_or_text, GameStream(handle_or_text, strict=strict))
-        _STREAMS[key] = entry
+    stream = _STREAMS.get(handle_or_text)
+    if stream is None:
+        stream = _STREAMS[handle_or_text] = GameStream(handle_or_text, strict=strict)
     try:
-        return next(entry[1])
+        return next(stream)
     except StopIteration:
-        _STREAMS.pop(key, None)
+        del _STREAMS[handle_or_text]
         return None
 
 
