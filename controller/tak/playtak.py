@@ -112,10 +112,14 @@ def game_from_row(row: dict, *, index: int = 1, filename: str | None = None):
     for key, tag in (("player_white", "Player1"), ("player_black", "Player2"), ("id", "PlayTakID")):
         if row.get(key) not in (None, ""):
             game.tags[tag] = str(row[key])
-    if isinstance(row.get("date"), int | float):
-        when = datetime.fromtimestamp(row["date"] / 1000, tz=UTC)
-        game.tags["Date"] = when.strftime("%Y.%m.%d")
-        game.tags["Time"] = when.strftime("%H:%M:%S")
+    if isinstance(row.get("date"), int | float) and not isinstance(row["date"], bool):
+        try:
+            when = datetime.fromtimestamp(row["date"] / 1000, tz=UTC)
+        except (ValueError, OverflowError, OSError):
+            bad(f"date {row['date']!r} is not a time in milliseconds since 1970")
+        else:
+            game.tags["Date"] = when.strftime("%Y.%m.%d")
+            game.tags["Time"] = when.strftime("%H:%M:%S")
     komi = row.get("komi", 0) or 0
     if not isinstance(komi, int) or isinstance(komi, bool):
         bad(f"komi {komi!r} is not a whole number of half-flats")

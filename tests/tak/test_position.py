@@ -363,3 +363,11 @@ def test_legal_plies_view_answers_in_and_counts_without_listing():
 
 def test_stone_constants_are_plain_values():
     assert (WHITE, BLACK, FLAT, WALL, CAP) == (0, 1, 0, 1, 2)
+
+
+def test_a_spread_onto_the_last_empty_square_ends_the_game_on_flats():
+    pos = Position.from_tps("1,2,1/2,1,2/1,21,x 1 8")
+    assert pos.outcome() is None
+    played = pos.play("b1>")
+    assert played.is_spread and pos.top("c1") == (WHITE, FLAT)
+    assert pos.outcome() == Outcome(WHITE, "flats") and pos.flat_count() == (5, 4)
