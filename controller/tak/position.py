@@ -124,7 +124,6 @@ class Position:
         "_stack",
         "_start_caps",
         "_start_flats",
-        "_start_ply",
         "_tomove",
         "_top",
         "_walls",
@@ -169,7 +168,6 @@ class Position:
         self._white = self._black = self._walls = self._caps = 0
         self._tomove = WHITE
         self._ply = 0
-        self._start_ply = 0
         self._hash = 0
         self._stack: list[tuple] = []
         self._draw_fifty = "fifty" in policies
@@ -231,7 +229,7 @@ class Position:
             pos._reserve_flats[player] = pos._start_flats[player] - used_flats[player]
             pos._reserve_caps[player] = pos._start_caps[player] - used_caps[player]
         pos._tomove = board.to_move
-        pos._ply = pos._start_ply = 2 * (board.move_number - 1) + board.to_move
+        pos._ply = 2 * (board.move_number - 1) + board.to_move
         if board.to_move == BLACK:
             pos._hash ^= SIDE_KEY
         pos._history = [pos._hash]
@@ -290,7 +288,6 @@ class Position:
             setattr(new, name, value)
         if not stack:
             new._stack = []
-            new._start_ply = self._ply
             new._history = [self._hash]
             new._quiet = self._quiet
         return new
@@ -594,7 +591,9 @@ class Position:
             if tt == CAP:
                 return f"{name} is a capstone: nothing moves onto it"
             if tt == WALL and not (i == last and moving_top == CAP and ply.drops[-1] == 1):
-                return f"{name} is a wall: only a lone capstone flattens it, as the last drop"
+                if moving_top != CAP:
+                    return f"{name} is a wall: nothing moves onto it"
+                return f"{name} is a wall: a capstone flattens it only alone, as the last drop"
         return None
 
     @property

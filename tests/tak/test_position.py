@@ -123,7 +123,7 @@ def test_you_only_move_stacks_you_control():
 def test_walls_and_capstones_block_spreads():
     pos = Position.from_tps("x5/x5/x,2S,111,2C,x/x5/x5 1 8")
     assert not any(p.direction in ("<", ">") and p.square == "c3" for p in pos.legal_plies)
-    with pytest.raises(IllegalPlyError, match="b3 is a wall"):
+    with pytest.raises(IllegalPlyError, match="b3 is a wall: nothing moves onto it"):
         pos.play("c3<")
     with pytest.raises(IllegalPlyError, match="d3 is a capstone: nothing moves onto it"):
         pos.play("c3>")
@@ -155,7 +155,7 @@ def test_capstone_flattens_wall_only_as_last_drop_and_alone():
     assert "2d3<" in legal  # both onto c3: legal, flattens nothing
     assert not pos.push(Ply.from_ptn("2d3<")).flattens
     pos2 = Position.from_tps("x5/x5/x,2S,21C,x2/x5/x5 1 8")
-    with pytest.raises(IllegalPlyError, match="b3 is a wall: only a lone capstone flattens it"):
+    with pytest.raises(IllegalPlyError, match="b3 is a wall: a capstone flattens it only alone"):
         pos2.play("2c3<")  # two stones onto the wall
     assert "c3<*" in plies(pos2)
 
