@@ -26,7 +26,7 @@ def looks_like_json_lines(text: str) -> bool:
 
 def games_in(path: Path) -> Iterator[Game]:
     """Every game in a file, in order; a malformed JSON line becomes a game with an error."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
     name = str(path)
     if not looks_like_json_lines(text):
         yield from ptn.read_games(text, filename=name)

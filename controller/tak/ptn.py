@@ -512,6 +512,7 @@ def _numbered(handle: TextIO) -> Iterator[tuple[int, str]]:
 def read_games(text: str, *, filename: str | None = None, strict: bool = False) -> list[Game]:
     """Every game in a PTN text (several games follow one another, each starting with its tags)."""
     games = []
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors put first
     for index, (first_line, chunk) in enumerate(
         _split_games(_numbered(io.StringIO(text))), start=1
     ):

@@ -187,3 +187,9 @@ def test_tags_are_case_insensitive_and_keep_their_spelling():
 def test_perft_still_runs_from_a_game_start_position():
     game = ptn.parse_game('[Size "3"]\n\n1. a1 c3')
     assert perft(game.replay(), 2) == perft(game.replay().copy(), 2)
+
+
+def test_windows_line_endings_and_a_byte_order_mark_are_fine():
+    text = '\ufeff[Size "3"]\r\n[Result "R-0"]\r\n\r\n1. a1 c3 {ok}\r\n2. c2 a2\r\n'
+    game = ptn.read_games(text)[0]
+    assert game.errors == [] and len(game.moves) == 4 and game.moves[1].comments_after == ["ok"]
