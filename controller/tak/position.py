@@ -57,7 +57,9 @@ SWAP, NO_SWAP, DOUBLE_BLACK = range(3)
 DRAW_POLICIES = ("fifty", "threefold")
 FIFTY_PLIES = 50
 
-# Zobrist key per (square, stack contents), computed on first use; see `_square_key`.
+# Zobrist key per (square, stack contents), computed on first use and remembered. A stack is
+# packed into one int: its owner bits with a 1 above the top (so the height needs no field), then
+# 2 bits of top stone type, then 6 bits of square; mix64 spreads that into a 64-bit key.
 _KEYS: dict[int, int] = {}
 _KEY_CACHE_LIMIT = 2_000_000
 
@@ -74,13 +76,8 @@ def _square_key(sq: int, owners: int, height: int, top: int) -> int:
     """The Zobrist key of one square holding one stack (0 for an empty square)."""
     if not height:
         return 0
-    k = ((owners << 7 | height) << 2 | top) << 6 | sq
-    z = _KEYS.get(k)
-    if z is None:
-        if len(_KEYS) > _KEY_CACHE_LIMIT:
-            _KEYS.clear()
-        z = _KEYS[k] = mix64(k)
-    return z
+    k = ((owners | 1 << height) << 2 | top) << 6 | sq
+    return _KEYS.get(k) or _new_key(k)
 
 
 def _pair(value: int | tuple[int, int] | list[int] | None, default: int, what: str) -> list[int]:
@@ -403,7 +400,7 @@ class Position:
             rest = h - ply.count
             moving = o >> rest
             saved = [sq, h, o, top]
-            k = ((o << 7 | h) << 2 | top) << 6 | sq
+            k = ((o | 1 << h) << 2 | top) << 6 | sq
             z ^= keys.get(k) or _new_key(k)
             white, black, walls, caps = self._white, self._black, self._walls, self._caps
             bit = 1 << sq
@@ -415,7 +412,7 @@ class Position:
             if rest:
                 o &= (1 << rest) - 1
                 hgt[sq], own[sq], tops[sq] = rest, o, FLAT
-                k = ((o << 7 | rest) << 2) << 6 | sq
+                k = ((o | 1 << rest) << 2) << 6 | sq
                 z ^= keys.get(k) or _new_key(k)
                 if o >> (rest - 1) & 1:
                     black |= bit
@@ -431,13 +428,13 @@ class Position:
                 th, to = hgt[t], own[t]
                 saved += (t, th, to, FLAT)
                 if th:
-                    k = ((to << 7 | th) << 2) << 6 | t
+                    k = ((to | 1 << th) << 2) << 6 | t
                     z ^= keys.get(k) or _new_key(k)
                 to |= (moving & ((1 << d) - 1)) << th
                 moving >>= d
                 th += d
                 hgt[t], own[t] = th, to
-                k = ((to << 7 | th) << 2) << 6 | t
+                k = ((to | 1 << th) << 2) << 6 | t
                 z ^= keys.get(k) or _new_key(k)
                 bit = 1 << t
                 if to >> (th - 1) & 1:
@@ -451,12 +448,12 @@ class Position:
             th, to, tt = hgt[t], own[t], tops[t]
             saved += (t, th, to, tt)
             if th:
-                k = ((to << 7 | th) << 2 | tt) << 6 | t
+                k = ((to | 1 << th) << 2 | tt) << 6 | t
                 z ^= keys.get(k) or _new_key(k)
             to |= moving << th
             th += drops[-1]
             hgt[t], own[t], tops[t] = th, to, top
-            k = ((to << 7 | th) << 2 | top) << 6 | t
+            k = ((to | 1 << th) << 2 | top) << 6 | t
             z ^= keys.get(k) or _new_key(k)
             bit = 1 << t
             if to >> (th - 1) & 1:

@@ -371,3 +371,16 @@ def test_a_spread_onto_the_last_empty_square_ends_the_game_on_flats():
     played = pos.play("b1>")
     assert played.is_spread and pos.top("c1") == (WHITE, FLAT)
     assert pos.outcome() == Outcome(WHITE, "flats") and pos.flat_count() == (5, 4)
+
+
+def test_very_tall_stacks_from_custom_reserves_hash_apart():
+    tall = "1" * 129
+    a = Position.from_tps(f"x3/x3/{tall},x2 1 70", flats=200)
+    b = Position.from_tps(f"x3/x3/2{tall[1:]},x2 1 70", flats=200)
+    c = Position.from_tps(f"x3/x3/{tall[1:]},x2 1 70", flats=200)
+    assert len({a.hash, b.hash, c.hash}) == 3
+    before = a.hash
+    a.play("3a1>12")
+    assert a.hash == Position.from_tps(a.tps(), flats=200).hash
+    a.pop()
+    assert a.hash == before
