@@ -11,6 +11,7 @@ import sys
 import time
 
 from controller.tak import OPENINGS, Position, TakError, perft
+from controller.tak.perft import perft_divide
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -51,14 +52,21 @@ def run(args) -> int:
         return 2
     table = not args.no_table
     start = time.process_time()
-    if args.divide and args.depth >= 1 and not pos.is_over:
-        total = 0
-        for ply in pos.legal_plies:
-            played = pos.push(ply)
-            count = perft(pos, args.depth - 1, table=table)
-            pos.pop()
-            total += count
-            print(f"{played.ptn()} {count}")
+    show_progress = sys.stderr.isatty() and args.depth >= 5
+
+    def progress(done: int, total: int, ply, count: int) -> None:
+        if args.divide:
+            print(f"{ply.ptn()} {count}", flush=True)
+        if show_progress:
+            filled = done * 30 // total
+            bar = "#" * filled + "." * (30 - filled)
+            end = "\n" if done == total else ""
+            print(f"\r[{bar}] {done}/{total} plies", end=end, file=sys.stderr, flush=True)
+
+    if (args.divide or show_progress) and args.depth >= 1:
+        total = sum(
+            count for _, count in perft_divide(pos, args.depth, table=table, on_ply=progress)
+        )
     else:
         total = perft(pos, args.depth, table=table)
     seconds = time.process_time() - start
