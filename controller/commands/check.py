@@ -53,6 +53,8 @@ def _line(path: str, report: GameReport) -> str:
 def run(args) -> int:
     failed = total = 0
     unreadable = False
+    # a running count on a terminal when only failures (or JSON) go to stdout: archives are big
+    show_progress = sys.stderr.isatty() and (args.quiet or args.json)
     for name in args.files:
         path = Path(name)
         try:
@@ -63,14 +65,18 @@ def run(args) -> int:
             continue
         if not games:
             print(f"takboard check: {name}: no games found", file=sys.stderr)
-        for game in games:
+        for number, game in enumerate(games, start=1):
             report = check_game(game)
             total += 1
             failed += not report.ok
+            if show_progress and number % 200 == 0:
+                print(f"\r{name}: {number}/{len(games)} games", end="", file=sys.stderr, flush=True)
             if args.json:
                 print(json.dumps({"file": name, **report.as_dict()}, ensure_ascii=False))
             elif not (args.quiet and report.ok):
                 print(_line(name, report))
+    if show_progress:
+        print("\r", end="", file=sys.stderr)
     if not args.json:
         print(f"{total} game{'s' * (total != 1)} checked, {failed} failed", file=sys.stderr)
     if unreadable:
