@@ -29,7 +29,6 @@ from controller.tak.errors import IllegalPlyError, InvalidPlyError, TPSError
 from controller.tak.outcome import Outcome
 from controller.tak.ply import Ply
 from controller.tak.tables import (
-    DIR_CHARS,
     FLATTEN_COUNT,
     SIDE_KEY,
     SPREAD_COUNT,
@@ -42,7 +41,6 @@ from controller.tak.tps import Stack, format_tps, parse_tps
 from controller.tak.vocab import (
     BLACK,
     CAP,
-    DIRECTIONS,
     FLAT,
     OPENINGS,
     STANDARD_RESERVES,
@@ -534,9 +532,10 @@ class Position:
             return f"the game is already over ({over.result()})"
         try:
             squares = ply.squares(n)
-        except InvalidPlyError as err:
-            text = str(err)
-            return text if "off a" in text else f"{text}"
+        except (
+            InvalidPlyError
+        ) as err:  # off this board: "a5 is off a 4x4 board", "... runs off ..."
+            return str(err)
         sq = ply._rank * n + ply._file
         mover = self._tomove
         if ply.direction is None:
@@ -878,4 +877,4 @@ class LegalPlies:
         return f"<LegalPlies ({', '.join(p.ptn() for p in self)}) in {self._position!r}>"
 
 
-__all__ = ["DIRECTIONS", "DIR_CHARS", "LegalPlies", "Position"]
+__all__ = ["LegalPlies", "Position"]
