@@ -341,7 +341,7 @@ class _Reader:
                     self.fail(line, column, text[pos : pos + 20], "comment never closed with }")
                     break
                 body = text[pos + 1 : end]
-                self._comment(body, seen_moves)
+                self._comment(body)
                 line += body.count("\n")
                 if "\n" in body:
                     line_start = pos + 1 + body.rfind("\n") + 1
@@ -350,7 +350,7 @@ class _Reader:
             if ch == ";":  # comment to the end of the line (PGN style)
                 end = text.find("\n", pos)
                 end = n if end < 0 else end
-                self._comment(text[pos + 1 : end].strip(), seen_moves)
+                self._comment(text[pos + 1 : end].strip())
                 pos = end
                 continue
             end = pos
@@ -379,7 +379,7 @@ class _Reader:
                 return  # reported when the game is checked
             self.expect_move, self.to_move = board.move_number, board.to_move
 
-    def _comment(self, body: str, seen_moves: bool) -> None:
+    def _comment(self, body: str) -> None:
         """A comment belongs after the ply before it, except right after a move number, where it
         belongs before the ply that follows."""
         if self.game.result_token is not None:
