@@ -286,6 +286,7 @@ class _Reader:
         self.expect_move: int | None = None
         self.to_move: int | None = None
         self.pending_is_before = False  # between a move number and its ply
+        self.start_ply = 0
 
     def fail(
         self, line: int, column: int, token: str | None, why: str, ply: int | None = None
@@ -370,14 +371,16 @@ class _Reader:
             self.pending = []
 
     def _start_counters(self) -> None:
+        """Expected move number, player and ply count of the first ply (a TPS tag moves them)."""
         tps = self.game.tag("tps")
-        self.expect_move, self.to_move = 1, 0
+        self.expect_move, self.to_move, self.start_ply = 1, 0, 0
         if tps:
             try:
                 board = parse_tps(tps)
             except TPSError:
                 return  # reported when the game is checked
             self.expect_move, self.to_move = board.move_number, board.to_move
+            self.start_ply = 2 * (board.move_number - 1) + board.to_move
 
     def _comment(self, body: str) -> None:
         """A comment belongs after the ply before it, except right after a move number, where it
@@ -421,7 +424,7 @@ class _Reader:
             return
         if self.stopped:
             return
-        ply_number = len(game.moves) + 1 + self._start_ply()
+        ply_number = len(game.moves) + 1 + self.start_ply
         try:
             ply, note = parse_ptn_ply(word)
         except InvalidPlyError as err:
@@ -445,16 +448,6 @@ class _Reader:
         if self.to_move == BLACK:
             self.expect_move = (self.expect_move or 0) + 1
         self.to_move = 1 - (self.to_move or 0)
-
-    def _start_ply(self) -> int:
-        tps = self.game.tag("tps")
-        if tps:
-            try:
-                board = parse_tps(tps)
-                return 2 * (board.move_number - 1) + board.to_move
-            except TPSError:
-                return 0
-        return 0
 
 
 def _check_rules_tags(game: Game, strict: bool) -> None:
