@@ -54,6 +54,7 @@ from controller.tak.vocab import (
 SWAP, NO_SWAP, DOUBLE_BLACK = range(3)
 DRAW_POLICIES = ("fifty", "threefold")
 FIFTY_PLIES = 50
+ROAD_CACHE_LIMIT = 250_000  # remembered road answers per board size (some 25 MB at most)
 
 # Zobrist key per (square, stack contents), computed on first use and remembered. A stack is
 # packed into one int: its owner bits with a 1 above the top (so the height needs no field), then
@@ -741,10 +742,23 @@ class Position:
 
     # -- roads and the end of the game -------------------------------------------------------
     def _has_road(self, bits: int) -> bool:
+        """Whether the squares in `bits` (one player's flats and capstones) join opposite edges.
+
+        Answers are remembered per board size: in a search the same set of road stones comes back
+        again and again (a placement leaves the other player's set as it was)."""
+        if bits.bit_count() < self._n:
+            return False
+        cache = self.T.road_cache
+        known = cache.get(bits)
+        if known is None:
+            if len(cache) > ROAD_CACHE_LIMIT:
+                cache.clear()
+            known = cache[bits] = self._flood_road(bits)
+        return known
+
+    def _flood_road(self, bits: int) -> bool:
         T = self.T
         n = self._n
-        if bits.bit_count() < n:
-            return False
         ncf, ncl = T.not_col_first, T.not_col_last
         for start, end in ((T.col_first, T.col_last), (T.row_first, T.row_last)):
             x = bits & start
