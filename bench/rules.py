@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     progress("legal-ply generation and push+pop rates ...")
     gen_rate = rate(1.0, lambda: len(list(pos.legal_plies)))
     count_rate = rate(0.5, lambda: pos.legal_plies.count() and 1)
+    over_rate = rate(0.5, lambda: 1 + pos.is_over)
 
     def push_pop() -> int:
         push, pop = pos.push, pos.pop
@@ -95,11 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     figures["midgame_6x6"] = {
         "tps": MIDGAME_6X6, "legal_plies": len(plies),
         "plies_generated_per_s": round(gen_rate), "legal_counts_per_s": round(count_rate),
-        "push_pop_per_s": round(pp_rate),
+        "push_pop_per_s": round(pp_rate), "is_over_per_s": round(over_rate),
     }  # fmt: skip
     print(f"mid-game 6x6 ({len(plies)} legal plies): {gen_rate:,.0f} plies generated per s")
     print(f"mid-game 6x6: {count_rate:,.0f} legal-ply counts per s (without listing)")
     print(f"mid-game 6x6: {pp_rate:,.0f} push+pop per s")
+    print(f"mid-game 6x6: {over_rate:,.0f} is_over checks per s")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0 if ok else 1
