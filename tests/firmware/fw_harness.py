@@ -8,6 +8,7 @@ the firmware tests check the firmware against the document and not against the h
 from __future__ import annotations
 
 import queue
+import shutil
 import signal
 import subprocess
 import threading
@@ -32,6 +33,19 @@ OFF, SOLID, BLINK, PULSE = range(4)
 
 def elf_path(baud: int = 250000) -> Path:
     return BUILD / f"avr-{baud}" / "takboard.elf"
+
+
+_built: set[tuple[str, int]] = set()
+
+
+def build_once(*targets: str, baud: int = 250000) -> None:
+    """make, once per test session for the same targets (make itself is incremental anyway)."""
+    key = (" ".join(targets), baud)
+    if key not in _built:
+        if "sim" in targets and shutil.which("avr-gcc") is None:
+            raise RuntimeError("avr-gcc missing: install gcc-avr avr-libc (see bootstrap.sh)")
+        make(*targets, baud=baud)
+        _built.add(key)
 
 
 def make(*targets: str, baud: int = 250000) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 
 import fw_harness as fw
+import pytest
 import serial
 from fw_harness import (
     ACK,
@@ -26,6 +27,18 @@ from fw_harness import (
     TOO_LONG,
     UNKNOWN_TYPE,
 )
+
+
+@pytest.fixture(scope="module")
+def host_build() -> None:
+    fw.build_once("host", "build/unit-tests")
+
+
+@pytest.fixture
+def host(host_build):
+    script = fw.HostScript()
+    yield script
+    script.close()
 
 
 def test_c_unit_tests_pass_under_sanitizers(host_build):

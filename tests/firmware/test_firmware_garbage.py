@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 
 @pytest.fixture(scope="module")
-def twin(host_build):
+def twin():
+    fw.build_once("host", "build/unit-tests")
     script = fw.HostScript()
     yield script
     script.close()

@@ -15,6 +15,11 @@ import serial
 CYCLES_PER_MS = fw.F_CPU // 1000
 
 
+@pytest.fixture(scope="module")
+def sim_build() -> None:
+    fw.build_once("sim")
+
+
 @pytest.fixture
 def board(sim_build):
     sim = fw.SimBoard(fw.elf_path())
