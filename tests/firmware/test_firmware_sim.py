@@ -5,6 +5,7 @@ Timing is asserted in simulated cycles at 16 MHz (62.5 ns each), never in wall t
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 
@@ -135,3 +136,25 @@ def test_a_restarted_bridge_is_reachable_under_the_same_link(sim_build, tmp_path
         assert fw.parse_reply(data) == fw.Reply(fw.PONG, 9, b"again")
     finally:
         second.close()
+
+
+def test_hardware_watchdog_resets_a_hung_firmware(sim_build):
+    """The test build (make test-elf) stops its main loop when it hears the raw bytes "HANG"; the
+    AVR's watchdog must reset it within its 0.5 s timeout, and the board comes back waiting."""
+    fw.build_once("test-elf")
+    board = fw.SimBoard(fw.BUILD / "avr-test-250000" / "takboard.elf")
+    try:
+        board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(50, 0, 0, fw.BLINK, 2)]))
+        board.wait_leds(lambda w: w.rgb(0) == (50, 0, 0))
+        board.port.write(b"HANG")
+        after = board.wait_leds(lambda w: w.rgb(0)[0] == 0 and w.grb[2] > 0, timeout=30)
+        writes = [w for w in board.leds if w.cycle <= after.cycle]
+        gaps_ms = [(b.start - a.cycle) / CYCLES_PER_MS for a, b in itertools.pairwise(writes)]
+        # blinking: a write every 20 ms, except while hung; then the reset and a fresh boot
+        assert 450 <= max(gaps_ms) <= 600
+        info = board.request(fw.HELLO)
+        assert info.body[22] & 8  # reset cause: watchdog
+        assert info.body[21] == 1  # waiting for the host again
+        assert not board.resets  # the chip reset itself; the bridge did nothing
+    finally:
+        board.close()
