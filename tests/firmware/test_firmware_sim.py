@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
 import time
 
 import fw_harness as fw
@@ -158,3 +159,22 @@ def test_hardware_watchdog_resets_a_hung_firmware(sim_build):
         assert not board.resets  # the chip reset itself; the bridge did nothing
     finally:
         board.close()
+
+
+def test_make_size_reports_and_enforces_the_budget(sim_build):
+    def size(*overrides: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["make", "-s", "-C", str(fw.FIRMWARE), "size", *overrides],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    ok = size()
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    line = next(x for x in ok.stdout.splitlines() if x.startswith("takboard: flash"))
+    words = line.replace(",", "").split()
+    flash, ram = int(words[2]), int(words[8])
+    assert 1000 < flash <= 24576 and 500 < ram <= 1536
+    too_small = size(f"RAM_MAX={ram - 1}")
+    assert too_small.returncode != 0 and "OVER BUDGET" in too_small.stdout
