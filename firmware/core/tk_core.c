@@ -250,7 +250,10 @@ static void handle_request(tk_core_t *c, const tk_frame_t *f)
         uint16_t old_leds = tk_config_led_count(&c->cfg);
         if (tk_config_led_count(&cfg) < old_leds) {
             memset(c->grb, 0, (size_t)old_leds * 3u);
-            hal_leds_show(c->grb, (uint16_t)(old_leds * 3u));
+            if (hal_leds_show(c->grb, (uint16_t)(old_leds * 3u)) == TK_SHOW_RX_DURING_WRITE) {
+                tk_parser_poison(&c->parser);
+                inc(&c->stats.busy);
+            }
         }
         c->cfg = cfg;
         clear_squares(c);
