@@ -38,7 +38,7 @@ All geometry comes from `vision.geometry` (pitches; board frame origin at the a1
 
 from vision.sim.camera import SimCamera
 from vision.sim.look import Look, random_camera, random_look, random_setup
-from vision.sim.render import (
+from vision.sim.renderer import (
     GroundTruth,
     RenderedFrame,
     SquareTruth,

@@ -8,7 +8,7 @@ import numpy as np
 
 from vision.sim.camera import SimCamera
 from vision.sim.look import Look
-from vision.sim.render import GroundTruth, render_frame
+from vision.sim.renderer import GroundTruth, render_frame
 from vision.sim.scene import Scene
 
 
@@ -43,6 +43,7 @@ class SimCameraSource:
         self.frame_index = 0
         self.last_truth: GroundTruth | None = None
         self.closed = False
+        self.ended = False
         self.error: str | None = None
         self.description = f"sim:size={camera.size}:seed={look.seed}:tilt={camera.tilt_deg:.1f}"
 

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision import geometry
+from vision.markers import marker_pattern
 from vision.sim.look import Look
 
 MARKER_INK = (28, 28, 30)
@@ -37,13 +38,6 @@ class BoardTexture:
         return np.array(
             [[s, 0.0, self.x0 + 0.5 * s], [0.0, -s, self.y1 - 0.5 * s], [0.0, 0.0, 1.0]]
         )
-
-
-def marker_pattern(marker_id: int) -> np.ndarray:
-    """The 6x6 cells (border included) of one marker, True = black. Row 0 is the top (+y) row."""
-    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, geometry.DICTIONARY))
-    cells = cv2.aruco.generateImageMarker(dictionary, marker_id, 6)
-    return cells < 128
 
 
 def _wood(rng: np.random.Generator, h: int, w: int, ppp: int, look: Look) -> np.ndarray:

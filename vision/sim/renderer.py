@@ -229,27 +229,42 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
                  stacks: dict[str, list[tuple[list[Part], np.ndarray]]]) -> np.ndarray:  # fmt: skip
-    """Soft shadows of stacks and hands on the board, 0..1 float32 [H, W]."""
+    """Soft shadows of stacks and hands on the board, 0..1 float32 [H, W].
+
+    Drawn and blurred at reduced resolution (shadows are soft anyway), which keeps the wide blur
+    of a hand's shadow cheap."""
     light = light_direction(look)
-    mask = np.zeros((camera.height, camera.width), np.uint8)
+    ppp = camera.pixels_per_pitch()
+    size = (camera.width, camera.height)
+
+    def small_mask(scale: int) -> np.ndarray:
+        return np.zeros((camera.height // scale, camera.width // scale), np.uint8)
+
+    def fixed(img_pts: np.ndarray, scale: int) -> np.ndarray:
+        return np.round((img_pts + 0.5) / scale * _ONE - _ONE / 2).astype(np.int32)
+
+    mask = small_mask(2)
     for pieces in stacks.values():
         pts = np.concatenate([p.verts.reshape(-1, 3) for parts, _ in pieces for p in parts])
         ground = camera.project(_to_ground(pts, light))
         hull = cv2.convexHull(ground.astype(np.float32)).reshape(-1, 2)
-        _fill(mask, np.round(hull * _ONE).astype(np.int32), 255)
-    ppp = camera.pixels_per_pitch()
-    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, 0.05 * ppp))
+        _fill(mask, fixed(hull, 2), 255)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(0.7, 0.05 * ppp / 2))
+    out = cv2.resize(mask, size, interpolation=cv2.INTER_LINEAR)
     if scene.hands:
-        hand_mask = np.zeros_like(mask)
+        hand_mask = small_mask(8)
         for hand in scene.hands:
             for poly in hand_polygons(hand):
                 ground = _to_ground(poly.verts, light)
-                fixed = _project_polygon(camera, ground)
-                if fixed is not None:
-                    _fill(hand_mask, fixed, 200)
-        hand_mask = cv2.GaussianBlur(hand_mask, (0, 0), max(2.0, 0.35 * ppp))
-        mask = np.maximum(mask, hand_mask)
-    return mask.astype(np.float32) * (1.0 / 255.0)
+                cam = camera.to_camera(ground)
+                if (cam[:, 2] < NEAR_PLANE).any():
+                    cam = _clip_near(cam)
+                    if len(cam) < 3:
+                        continue
+                _fill(hand_mask, fixed(camera.cam_to_img(cam), 8), 200)
+        hand_mask = cv2.GaussianBlur(hand_mask, (0, 0), max(1.0, 0.35 * ppp / 8))
+        out = np.maximum(out, cv2.resize(hand_mask, size, interpolation=cv2.INTER_LINEAR))
+    return out.astype(np.float32) * (1.0 / 255.0)
 
 
 def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray | None) -> None:
