@@ -135,7 +135,7 @@ def random_look(seed: int) -> Look:
         drift_period_s=u(20, 120),
         blur_sigma=u(0.3, 1.3),
         noise_sigma=u(0.5, 5.0),
-        jpeg_quality=int(rng.choice([0, 60, 75, 85, 95])),
+        jpeg_quality=int(rng.choice([0, 70, 80, 90, 95])),
     )
 
 
@@ -149,8 +149,8 @@ def random_camera(seed: int, size: int, *, tilt_deg: float | None = None) -> Sim
         tilt_deg=tilt,
         yaw_deg=float(rng.uniform(-12, 12)),
         roll_deg=float(rng.uniform(-4, 4)),
-        hfov_deg=float(rng.uniform(50, 75)),
-        fill=float(rng.uniform(0.7, 0.95)),
+        hfov_deg=float(rng.uniform(50, 68)),
+        fill=float(rng.uniform(0.78, 0.95)),
         target_offset=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
     )
 

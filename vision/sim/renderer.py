@@ -181,7 +181,10 @@ def _stack_parts(scene: Scene, square: str, look: Look) -> list[tuple[list[Part]
             angle = math.radians(rng.uniform(-8, 8))
         parts = piece_parts(kind, px, py, z, angle, look.round_flats, look.cap_style)
         base = np.array(look.light_color if colour == "light" else look.dark_color, np.float64)
-        base = base * (1.0 + look.piece_tint * rng.standard_normal(3).clip(-2, 2))
+        # pieces of one set differ mostly in tone, a little in hue
+        tone = look.piece_tint * float(np.clip(rng.standard_normal(), -2, 2))
+        hue = 0.3 * look.piece_tint * rng.standard_normal(3).clip(-2, 2)
+        base = base * (1.0 + tone + hue)
         out.append((parts, base))
         z += geometry.FLAT_THICKNESS
     return out
