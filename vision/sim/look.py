@@ -105,7 +105,7 @@ def random_look(seed: int) -> Look:
         grain_color=grain,
         grain_angle_deg=float(rng.choice([0.0, 90.0]) + u(-4, 4)),
         grain_period=u(0.12, 0.45),
-        grain_strength=u(0.15, 0.5),
+        grain_strength=u(0.1, 0.4),
         checker=float(rng.choice([0.0, 0.0, 0.0, u(0.08, 0.2)])),
         board_margin=u(0.85, 1.6),
         board_thickness=u(0.2, 0.6),

@@ -55,7 +55,7 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppp: int, look: Look) -> np.
             2 * math.pi * (f_along * along + f_across * across) + rng.uniform(0, 6.3)
         )
     phase = (across + bend) * (2 * math.pi / look.grain_period)
-    rings = np.power(0.5 + 0.5 * np.sin(phase), 4.0)
+    rings = np.power(0.5 + 0.5 * np.sin(phase), 2.5)
     # fibres: noise stretched along the grain
     fibres = rng.standard_normal((h, max(w // 24, 2))).astype(np.float32)
     if abs(math.cos(ang)) < 0.5:  # grain runs along y
