@@ -229,11 +229,15 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
                 img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
                 fixed = np.round(img_pts * _ONE).astype(np.int32)
                 tops = normals[:, 2] > 0.99
-                for poly, colour, is_top in zip(fixed, colours, tops, strict=True):
+                sides = np.abs(normals[:, 2]) < 0.01
+                for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
                     cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
                     if is_top:  # the rounded edge of a tile catches less light than its face
                         edge = (colour * 0.82).tolist()
                         cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
+                    elif is_side and len(poly) == 4:  # the seam where this piece meets the next
+                        seam = (colour * 0.7).tolist()
+                        cv2.line(img, tuple(poly[2]), tuple(poly[3]), seam, 1, cv2.LINE_AA, SHIFT)
 
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
