@@ -280,16 +280,39 @@ def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
     return out.astype(np.float32) * (1.0 / 255.0)
 
 
+def _motion_kernel(camera: SimCamera, scene: Scene) -> np.ndarray | None:
+    """A line kernel for the longest image streak any hand makes during the exposure, or None."""
+    longest, streak = 0.0, np.zeros(2)
+    for hand in scene.hands:
+        if hand.motion == (0.0, 0.0):
+            continue
+        a = np.array([*hand.tip, hand.height])
+        b = a + np.array([*hand.motion, 0.0])
+        d = camera.project(b) - camera.project(a)
+        if np.linalg.norm(d) > longest:
+            longest, streak = float(np.linalg.norm(d)), d
+    if longest < 1.5:
+        return None
+    half = math.ceil(longest / 2)
+    kernel = np.zeros((2 * half + 1, 2 * half + 1), np.float32)
+    for f in np.linspace(-0.5, 0.5, 2 * half + 2):
+        x, y = half + f * streak[0], half + f * streak[1]
+        kernel[round(y), round(x)] += 1.0
+    return kernel / kernel.sum()
+
+
 def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray) -> None:
-    """Hands and arms, then a soft darkening towards their outlines so they look round."""
+    """Hands and arms with a soft darkening towards their outlines so they look round, smeared
+    along their motion when they move during the exposure. `mask` gets where they cover."""
+    layer = img.copy()
     for hand in scene.hands:
         for poly in hand_polygons(hand):
             fixed = _project_polygon(camera, poly.verts)
             if fixed is None:
                 continue
-            _fill(img, fixed, poly.colour)
+            _fill(layer, fixed, poly.colour)
             if poly.outline is not None:
-                cv2.polylines(img, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
+                cv2.polylines(layer, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
             _fill(mask, fixed, 255, aa=False)
     if not mask.any():
         return
@@ -298,7 +321,24 @@ def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarr
     inner = cv2.resize(small, (camera.width, camera.height)).astype(np.float32) / 255.0
     shade = 0.55 + 0.45 * np.clip(inner * 1.6 - 0.3, 0.0, 1.0)
     region = mask > 0
-    img[region] = (img[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
+    kernel = _motion_kernel(camera, scene)
+    if kernel is None:
+        img[region] = (layer[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
+        return
+    # motion blur: smear the hand (premultiplied by its coverage) and its coverage alike, then
+    # lay it over the frame, only inside the hand's bounding box grown by the kernel
+    pad = kernel.shape[0]
+    x, y, w, h = cv2.boundingRect(mask)
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + w + pad, camera.width), min(y + h + pad, camera.height)
+    roi = (slice(y0, y1), slice(x0, x1))
+    cover = region[roi].astype(np.float32)
+    hand = layer[roi].astype(np.float32) * (shade[roi] * cover)[..., None]
+    smeared = cv2.filter2D(hand, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    alpha = cv2.filter2D(cover, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    out = img[roi].astype(np.float32) * (1.0 - alpha)[..., None] + smeared
+    img[roi] = np.clip(out, 0, 255).astype(np.uint8)
+    mask[roi] = np.where(alpha > 0.1, 255, 0).astype(np.uint8)
 
 
 def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
