@@ -37,6 +37,7 @@ class Look:
     dark_color: BGR = (40, 55, 80)
     piece_tint: float = 0.06  # piece-to-piece colour variation
     gloss: float = 0.2
+    piece_grain: float = 0.0  # wood grain on the pieces (0 = painted or plastic)
     round_flats: bool = False
     cap_style: str = "cylinder"  # "cylinder" or "pawn"
     jitter: float = 0.05  # how far pieces sit off the square centre
@@ -176,6 +177,7 @@ def random_look(seed: int) -> Look:
         dark_color=dark,
         piece_tint=u(0.02, 0.08),
         gloss=u(0.0, 0.5),
+        piece_grain=float(rng.choice([0.0, u(0.02, 0.06), u(0.02, 0.06)])),
         round_flats=bool(rng.random() < 0.3),
         cap_style=str(rng.choice(["cylinder", "pawn"])),
         jitter=u(0.0, 0.1),

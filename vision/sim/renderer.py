@@ -204,10 +204,23 @@ def _stack_order(scene: Scene, camera: SimCamera) -> list[str]:
     return sorted((sq for sq, st in scene.stacks.items() if st), key=dist)
 
 
+@lru_cache(maxsize=4)
+def _piece_grain(look: Look, width: int, height: int) -> np.ndarray:
+    """Streaky brightness [H, W] float32 around 1, laid over wooden pieces."""
+    rng = np.random.default_rng([look.seed, 0x6A1])
+    streaks = rng.standard_normal((height // 3, max(width // 40, 2))).astype(np.float32)
+    streaks = cv2.resize(streaks, (width, height), interpolation=cv2.INTER_LINEAR)
+    angle = float(rng.uniform(-60, 60))
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
+    streaks = cv2.warpAffine(streaks, turn, (width, height), borderMode=cv2.BORDER_REFLECT)
+    return 1.0 + look.piece_grain * np.clip(streaks, -2.5, 2.5)
+
+
 def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
                  stacks: dict[str, list[tuple[list[Part], np.ndarray]]]) -> None:  # fmt: skip
     light = light_direction(look)
     lens = camera.centre
+    covered = np.zeros(img.shape[:2], np.uint8) if look.piece_grain > 0 else None
     for square in _stack_order(scene, camera):
         for parts, base in stacks[square]:
             for part in parts:
@@ -232,12 +245,20 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
                 sides = np.abs(normals[:, 2]) < 0.01
                 for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
                     cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
+                    if covered is not None:
+                        cv2.fillPoly(covered, [poly], 255, cv2.LINE_8, SHIFT)
                     if is_top:  # the rounded edge of a tile catches less light than its face
                         edge = (colour * 0.82).tolist()
                         cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
                     elif is_side and len(poly) == 4:  # the seam where this piece meets the next
                         seam = (colour * 0.7).tolist()
                         cv2.line(img, tuple(poly[2]), tuple(poly[3]), seam, 1, cv2.LINE_AA, SHIFT)
+    if covered is not None and covered.any():
+        region = covered > 0
+        grain = _piece_grain(look, camera.width, camera.height)[region]
+        img[region] = np.clip(img[region].astype(np.float32) * grain[:, None], 0, 255).astype(
+            np.uint8
+        )
 
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
