@@ -19,23 +19,31 @@ from pathlib import Path
 # render
 
 
-def tps_to_scene(tps: str):
-    """A TPS position -> `vision.sim.Scene` (light = player 1, dark = player 2)."""
-    try:
-        from controller.tak import CAP, FLAT, WALL, WHITE, Position
-    except ImportError as missing:
-        raise ValueError(
-            f"cannot read TPS: the rules engine is not available ({missing})"
-        ) from None
+def position_to_scene(position):
+    """A `controller.tak.Position` -> `vision.sim.Scene` (light = player 1, dark = player 2).
+
+    The one place a rules-engine position becomes something the simulated camera can show; the
+    service's `--sim` camera can use it too."""
+    from controller.tak import CAP, FLAT, WALL, WHITE
     from vision.sim import Scene
 
-    position = Position.from_tps(tps)
     kinds = {FLAT: "flat", WALL: "wall", CAP: "cap"}
     stacks = {
         square: [("light" if player == WHITE else "dark", kinds[stone]) for player, stone in stack]
         for square, stack in position.stacks().items()
     }
     return Scene(position.size, stacks)
+
+
+def tps_to_scene(tps: str):
+    """A TPS string -> `vision.sim.Scene`; ValueError (TPSError) quoting the text if it is bad."""
+    try:
+        from controller.tak import Position
+    except ImportError as missing:
+        raise ValueError(
+            f"cannot read TPS: the rules engine is not available ({missing})"
+        ) from None
+    return position_to_scene(Position.from_tps(tps))
 
 
 def _parse_leds(text: str, size: int) -> dict[str, tuple[int, int, int]]:
