@@ -128,12 +128,13 @@ def static_layer(camera: SimCamera, look: Look) -> np.ndarray:
     top = np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])
     bottom = top - np.array([0.0, 0.0, thick])
     # the board's shadow on the table, soft
-    shadow = np.zeros(img.shape[:2], np.uint8)
+    small = (camera.width // 4, camera.height // 4)  # soft: drawn and blurred at quarter size
+    shadow = np.zeros(small[::-1], np.uint8)
     ground = _to_ground(np.concatenate([top, bottom]), light, -thick)
     hull = cv2.convexHull(camera.project(ground).astype(np.float32)).reshape(-1, 2)
-    _fill(shadow, np.round(hull * _ONE).astype(np.int32), 255)
-    blur = max(3.0, 0.15 * camera.pixels_per_pitch())
-    shadow = cv2.GaussianBlur(shadow, (0, 0), blur)
+    _fill(shadow, np.round((hull + 0.5) / 4 * _ONE - _ONE / 2).astype(np.int32), 255)
+    blur = max(1.0, 0.15 * camera.pixels_per_pitch() / 4)
+    shadow = cv2.resize(cv2.GaussianBlur(shadow, (0, 0), blur), (camera.width, camera.height))
     factor = 1.0 - 0.55 * (shadow.astype(np.float32) / 255.0)
     img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
     # sides facing the lens
