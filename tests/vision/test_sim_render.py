@@ -246,3 +246,19 @@ def test_truth_squares_match_the_scene():
     assert truth.squares["d4"].kind == "cap" and truth.squares["d4"].color == "light"
     assert truth.squares["b2"].empty and truth.squares["b2"].height == 0
     assert len(truth.squares) == 16
+
+
+def test_auto_exposure_makes_the_board_darker_next_to_a_pale_sleeve_than_a_dark_one():
+    size = 5
+    camera, look = random_setup(2, size, tilt_deg=10)
+    corner = np.round(camera.project(np.array([4.5, 4.5]))).astype(int)
+
+    def board_level(auto: float, sleeve: tuple[int, int, int]) -> float:
+        hand = Hand(tip=(2.5, 3.0), from_side="south", height=1.0, width=2.5, sleeve=sleeve)
+        tuned = replace(look, auto_exposure=auto, noise_sigma=0.0, jpeg_quality=0)
+        image = render(Scene(size, hands=[hand]), camera, tuned, seed=0)
+        return float(image[corner[1] - 3 : corner[1] + 4, corner[0] - 3 : corner[0] + 4].mean())
+
+    pale, dark = (250, 250, 250), (15, 15, 15)
+    assert board_level(0.0, pale) == pytest.approx(board_level(0.0, dark), abs=0.5)  # locked
+    assert board_level(0.5, pale) < board_level(0.5, dark) - 3.0  # metered

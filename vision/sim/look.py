@@ -56,6 +56,7 @@ class Look:
     shadow_strength: float = 0.45
     drift_amplitude: float = 0.08  # slow exposure drift, fraction
     drift_period_s: float = 40.0
+    auto_exposure: float = 0.0  # 0 = locked exposure; up to ~0.5: the camera meters each frame
     # camera
     blur_sigma: float = 0.7
     noise_sigma: float = 2.5
@@ -99,6 +100,7 @@ def _lighting(rng: np.random.Generator, kind: str) -> dict:
         shadow_strength=u(0.3, 0.5),
         drift_amplitude=u(0.02, 0.08),
         drift_period_s=u(30, 120),
+        auto_exposure=float(rng.choice([0.0, u(0.15, 0.5)])),
         blur_sigma=u(0.3, 1.1),
         noise_sigma=u(0.5, 3.5),
         jpeg_quality=int(rng.choice([0, 70, 80, 90, 95])),

@@ -408,6 +408,12 @@ def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
 
 # ----------------------------------------------------------------------------------------------
 # light field and sensor
+@lru_cache(maxsize=8)
+def _empty_board_level(camera: SimCamera, look: Look) -> float:
+    """Mean grey level of the empty board frame before the light: what auto exposure aims for."""
+    return max(float(np.mean(cv2.mean(static_layer(camera, look))[:3])), 1.0)
+
+
 def _light_field(camera: SimCamera, look: Look, t: float) -> np.ndarray:
     """Multiplicative light, [H, W, 3] float32: exposure with slow drift, white balance, a gradient
     across the room, vignetting and broad hotspots that wander a little as time goes by."""
@@ -661,7 +667,13 @@ def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
     hand_mask = np.zeros(img.shape[:2], np.uint8)
     if scene.hands:
         _draw_hands(img, scene, camera, hand_mask)
-    lit = img.astype(np.float32) * _light_field(camera, look, t)
+    field = _light_field(camera, look, t)
+    if look.auto_exposure > 0:
+        # the camera meters the whole frame: dark pieces or a pale sleeve shift everything a bit
+        metered = float(cv2.mean(img)[:3] @ np.ones(3)) / 3
+        target = _empty_board_level(camera, look)
+        field = field * (target / max(metered, 1.0)) ** look.auto_exposure
+    lit = img.astype(np.float32) * field
     glare = _glare(camera, look, t)
     if glare is not None:
         lit += glare[..., None]
