@@ -40,12 +40,17 @@ class Hand:
     spread: float = 0.0  # 0 = fingers together, 1 = spread wide
     left: bool = False  # a left hand (thumb on the other side)
     motion: tuple[float, float] = (0.0, 0.0)  # pitches moved while the shutter is open (blur)
+    holding: Piece | None = None  # a piece carried under the fingertips, e.g. ("dark", "flat")
 
     def __post_init__(self) -> None:
         if self.from_side not in SIDES:
             raise ValueError(f"hand from_side {self.from_side!r} is not one of {SIDES}")
         if self.height < 0:
             raise ValueError(f"hand height {self.height} is below the board")
+        if self.holding is not None and (
+            len(self.holding) != 2 or self.holding[0] not in COLORS or self.holding[1] not in KINDS
+        ):
+            raise ValueError(f"hand holding {self.holding!r}: not a (colour, kind) piece")
 
 
 @dataclass
