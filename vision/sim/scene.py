@@ -201,7 +201,16 @@ def random_hand(rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0) 
         sleeve=sleeve,  # type: ignore[arg-type]
         spread=float(rng.random() ** 2),
         left=bool(rng.random() < 0.3),
+        holding=_random_held_piece(rng),
     )
+
+
+def _random_held_piece(rng: np.random.Generator) -> Piece | None:
+    """Four hands in ten carry a piece, mostly a flat."""
+    if rng.random() >= 0.4:
+        return None
+    colour = COLORS[int(rng.integers(2))]
+    return colour, str(rng.choice(KINDS, p=[0.8, 0.1, 0.1]))
 
 
 def side_direction(side: str, angle_deg: float) -> tuple[float, float]:
