@@ -22,7 +22,7 @@ from vision import geometry
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
 from vision.reading import BoardReading, SquareReading
-from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares
+from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares, measured_widths
 
 EMPTY_PX_PER_PITCH = 40  # resolution of the stored empty-board model
 EMPTY_MARGIN = 1.0
@@ -30,6 +30,8 @@ EMPTY_LEARN_FRAMES = 3  # frames averaged into the empty model when it is learne
 DRIFT_RATE = 0.05  # how fast the empty model follows slow lighting changes
 COLOR_RATE = 0.1
 COLOR_MIN_SAMPLES = 3
+MASK_UP_TO = -0.1  # strip samples beyond this (pitches from the centre) are never masked
+REFIT_MIN_HIDDEN = 3  # strip samples newly hidden by nearer stacks before a square is refitted
 PIECE_SET_SQUARES = 12  # occupied squares seen before the piece shapes are settled
 
 
@@ -118,6 +120,9 @@ class BoardReader:
         self._piece_votes: dict[PieceSet, float] = {}
         self._piece_squares = 0
         self._candidates: dict[PieceSet, SquareModel] = {}
+        self._frame: np.ndarray | None = None  # the frame being read (for the cross lines)
+        self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
+        self._cross_cache: tuple[object, np.ndarray] = (None, np.zeros(0))
 
     # -- empty board model -------------------------------------------------------------------------
     def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -265,15 +270,18 @@ class BoardReader:
         profile = model.sample(frame)
         t = lap("sample", t)
         learning = False
+        self._frame = frame
         if self.empty_profile is None:
             # Nothing known about the bare board: stand in with the wood around the grid, and
             # adopt this frame as the empty board if it turns out to hold no pieces.
             fallback = self._fallback_empty_rect(frame, self.pose)
+            self._empty_rect_now = fallback
             empty = self._profiles_from_rect(model, fallback)
             self.hands.set_empty(self._warp_empty_ring(fallback))
             learning = True
         else:
             empty = self.empty_profile
+            self._empty_rect_now = self.empty_rect
         fits = self._fit_with_piece_set(profile, empty)
         model = self.model
         self.last_fits = fits
@@ -380,18 +388,36 @@ class BoardReader:
             return results[self.pieces]
         return results[best]
 
+    def _widths(self, model: SquareModel) -> np.ndarray | None:
+        if self._frame is None or self._empty_rect_now is None:
+            return None
+        cross = model.sample_cross(self._frame)
+        empty_cross = self._cross_from_rect(model, self._empty_rect_now)
+        return measured_widths(cross, empty_cross, model.dt)
+
+    def _cross_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
+        key = (id(model), id(rect))
+        if self._cross_cache[0] != key:
+            mx, my = self._rect_map(model.pose, model.cross_pts)
+            S, L, U = model.cross_pts.shape[:3]
+            out = cv2.remap(rect, mx.reshape(S * L, U), my.reshape(S * L, U), cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+            self._cross_cache = (key, out.reshape(S, L, U, -1).astype(np.float32))
+        return self._cross_cache[1]
+
     def _fit_all(
         self, model: SquareModel, profile: np.ndarray, empty: np.ndarray
     ) -> dict[str, np.ndarray]:
         """Two passes: all unmasked, then again for squares partly hidden by nearer stacks."""
         S = len(model.names)
         valid = np.ones((S, model.T), dtype=bool)
-        first = fit_squares(model, profile, empty, valid, np.arange(S))
+        widths = self._widths(model)
+        first = fit_squares(model, profile, empty, valid, np.arange(S), widths)
         decided = _decide(model, first)
         valid2 = _visibility(model, decided)
-        redo = np.nonzero((valid2 != valid).any(axis=1))[0]
+        redo = np.nonzero((valid2 != valid).sum(axis=1) >= REFIT_MIN_HIDDEN)[0]
         if len(redo):
-            second = fit_squares(model, profile, empty, valid2, redo)
+            second = fit_squares(model, profile, empty, valid2, redo, widths)
             again = _decide(model, second)
             for key, arr in again.items():
                 if key in decided and isinstance(arr, np.ndarray) and arr.shape[:1] == (len(redo),):
@@ -457,20 +483,20 @@ def _claims(model: SquareModel, decided: dict[str, np.ndarray]) -> list[tuple[in
 
 def _visibility(model: SquareModel, decided: dict[str, np.ndarray]) -> np.ndarray:
     """[S, T] bool: False where a nearer decided stack hides the strip sample."""
-    S = len(model.names)
-    valid = np.ones((S, model.T), dtype=bool)
+    valid = np.ones((len(model.names), model.T), dtype=bool)
     mid = model.board_pts[:, :, model.board_pts.shape[2] // 2, :]  # [S, T, 2]
     for s, t_from, t_to in _claims(model, decided):
-        c, r = model.centres[s], model.radial[s]
-        q = np.array([-r[1], r[0]])
-        rel = mid - c
+        behind = model.shadowed_by[s]  # squares farther from the camera within reach
+        if len(behind) == 0:
+            continue
+        r = model.radial[s]
+        rel = mid[behind] - model.centres[s]  # [B, T, 2]
         u = rel @ r
-        w = rel @ q
-        hidden = (u >= t_from) & (u <= t_to) & (np.abs(w) <= 0.4)
-        hidden[s] = False
-        # only stacks nearer the camera hide things
-        hidden[model.rho <= model.rho[s]] = False
-        valid &= ~hidden
+        w = rel[..., 1] * r[0] - rel[..., 0] * r[1]
+        # Only the front part of a strip is masked: a nearer stack that seems to reach further is
+        # more likely misread than really hiding this square's own top.
+        front = model.t[None, :] < MASK_UP_TO
+        valid[behind] &= ~((u >= t_from) & (u <= t_to) & (np.abs(w) <= 0.4) & front)
     return valid
 
 
