@@ -114,6 +114,43 @@ def _half_extent(kind: str, angle_deg: float, r: np.ndarray, round_flats: bool =
     return float(min(hx / ru if ru > 1e-6 else 1e9, hy / rv if rv > 1e-6 else 1e9))
 
 
+def _half_extent_all(kind: str, angle_deg: float, r: np.ndarray, round_flats: bool) -> np.ndarray:
+    """`_half_extent` for many directions at once. [S, 2] -> [S]"""
+    if kind == "cap" or (kind == "flat" and round_flats):
+        half = geometry.CAP_DIAMETER / 2 if kind == "cap" else geometry.FLAT_WIDTH / 2
+        return np.full(len(r), half)
+    if kind == "flat":
+        a, hx, hy = 0.0, geometry.FLAT_WIDTH / 2, geometry.FLAT_WIDTH / 2
+    else:
+        a, hx, hy = np.radians(angle_deg), geometry.FLAT_WIDTH / 2, geometry.WALL_THICKNESS / 2
+    ru = np.abs(r @ np.array([np.cos(a), np.sin(a)]))
+    rv = np.abs(r @ np.array([-np.sin(a), np.cos(a)]))
+    with np.errstate(divide="ignore"):
+        return np.minimum(np.where(ru > 1e-6, hx / ru, 1e9), np.where(rv > 1e-6, hy / rv, 1e9))
+
+
+def stack_slabs_all(
+    hyp: Hypothesis, r: np.ndarray, pieces: PieceSet
+) -> list[tuple[float, float, np.ndarray]]:
+    """`stack_slabs` for every square's direction at once: (z_lo, z_hi, half extents [S])."""
+    t = geometry.FLAT_THICKNESS
+    n_flats = hyp.height if hyp.kind == "flat" else hyp.height - 1
+    flat_a = _half_extent_all("flat", 0.0, r, pieces.round_flats)
+    slabs = [(i * t, (i + 1) * t, flat_a) for i in range(n_flats)]
+    z0 = n_flats * t
+    ones = np.ones(len(r))
+    if hyp.kind == "wall":
+        slabs.append((z0, hyp.top_z, _half_extent_all("wall", hyp.wall_angle, r, False)))
+    elif hyp.kind == "cap":
+        a = geometry.CAP_DIAMETER / 2
+        if pieces.pawn_caps:
+            h = geometry.CAP_HEIGHT
+            slabs += [(z0 + lo * h, z0 + hi * h, a * f * ones) for lo, hi, f in PAWN_SLABS]
+        else:
+            slabs.append((z0, hyp.top_z, a * ones))
+    return slabs
+
+
 def stack_slabs(
     hyp: Hypothesis, r: np.ndarray, pieces: PieceSet
 ) -> list[tuple[float, float, float]]:
@@ -216,30 +253,27 @@ class SquareModel:
         bounds = np.zeros((S, H, D, kmax + 1))
         nseg = np.zeros((S, H), dtype=np.int64)
         bottom_half = np.zeros((S, H))
-        for s in range(S):
-            r = self.radial[s]
-            rho = self.rho[s]
-            for h_i, hyp in enumerate(HYPOTHESES):
-                slabs = stack_slabs(hyp, r, self.pieces)
-                L = len(slabs)
-                # pieces (not slabs) get the offsets: a pawn's slabs move together
-                piece_of = [min(i, hyp.height - 1) for i in range(L)]
-                nseg[s, h_i] = L + 1
-                bottom_half[s, h_i] = slabs[0][2]
-                z_hi = np.array([sl[1] for sl in slabs])
-                halves = np.array([sl[2] for sl in slabs])
-                frac = np.array([p / (hyp.height - 1) if hyp.height > 1 else 0.0 for p in piece_of])
-                a_next = np.append(halves[1:], halves[-1])
-                f_next = np.append(frac[1:], frac[-1])
-                k = self._k(z_hi)
-                for d_i, shift in enumerate(TOP_SHIFTS):
-                    # the face of slab i ends where the next slab's face starts (same z); offsets
-                    # are relative to the bottom piece's centre j0, added per frame
-                    ends = (rho + shift * f_next - a_next) * k - rho
-                    top_end = (rho + shift * frac[-1] + halves[-1]) * k[-1] - rho
-                    out = [*ends, top_end]
-                    out += [top_end] * (kmax + 1 - len(out))
-                    bounds[s, h_i, d_i, :] = out
+        rho = self.rho[:, None, None]  # [S, 1, 1]
+        shifts = TOP_SHIFTS[None, None, :]  # [1, 1, D]
+        for h_i, hyp in enumerate(HYPOTHESES):
+            slabs = stack_slabs_all(hyp, self.radial, self.pieces)  # (z_lo, z_hi, halves[S])
+            L = len(slabs)
+            # pieces (not slabs) get the offsets: a pawn's slabs move together
+            piece_of = [min(i, hyp.height - 1) for i in range(L)]
+            nseg[:, h_i] = L + 1
+            bottom_half[:, h_i] = slabs[0][2]
+            frac = [p / (hyp.height - 1) if hyp.height > 1 else 0.0 for p in piece_of]
+            out = []
+            for i, (_, z_hi, _) in enumerate(slabs):
+                nxt = min(i + 1, L - 1)
+                a_next = slabs[nxt][2][:, None, None]
+                # the face of slab i ends where the next slab's face starts (same z); offsets
+                # are relative to the bottom piece's centre j0, added per frame
+                out.append((rho + shifts * frac[nxt] - a_next) * self._k(z_hi) - rho)
+            top = slabs[-1]
+            out.append((rho + shifts * frac[-1] + top[2][:, None, None]) * self._k(top[1]) - rho)
+            out += [out[-1]] * (kmax + 1 - len(out))
+            bounds[:, h_i, :, :] = np.stack([np.broadcast_to(o, (S, 1, D))[:, 0] for o in out], -1)
         self.bounds_rel = bounds  # [S, H, D, K+1], t of boundaries given j0 = 0 (bottom centre)
         self.nseg = nseg
         self.bottom_half = bottom_half  # [S, H]
@@ -281,14 +315,12 @@ class SquareModel:
             z_mid = hyp.top_z if hyp.kind == "flat" else (z0 + hyp.top_z) / 2
             t_mid = self.rho * self._k(z_mid) - self.rho
             line[:, h_i] = np.argmin(np.abs(self.cross_t[None, :] - t_mid[:, None]), axis=1)
-            for s in range(S):
-                if hyp.kind == "cap":
-                    width[s, h_i] = geometry.CAP_DIAMETER * (0.75 if self.pieces.pawn_caps else 1.0)
-                else:
-                    kind = "flat" if hyp.kind == "flat" else "wall"
-                    width[s, h_i] = 2 * _half_extent(
-                        kind, hyp.wall_angle, q_all[s], self.pieces.round_flats
-                    )
+            if hyp.kind == "cap":
+                width[:, h_i] = geometry.CAP_DIAMETER * (0.75 if self.pieces.pawn_caps else 1.0)
+            else:
+                width[:, h_i] = 2 * _half_extent_all(
+                    hyp.kind, hyp.wall_angle, q_all, self.pieces.round_flats
+                )
         self.cross_line = line
         self.cross_width = width
 
