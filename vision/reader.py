@@ -98,20 +98,25 @@ class BoardReader:
         *,
         corners: np.ndarray | None = None,
         reference: np.ndarray | None = None,
+        learn_empty: bool = True,
     ) -> None:
+        """`reference`: a frame of the empty board from this camera. Without one the reader takes
+        the first still frames it sees as the empty board (`learn_empty`, for a camera watching a
+        game from its start); a single photo of a game in progress needs `learn_empty=False`."""
         self.size = size
         self.locator = BoardLocator(size, corners)
         self.pose: BoardPose | None = None
         self.model: SquareModel | None = None
         self.empty_rect: np.ndarray | None = None  # float32 board-plane image of the empty board
         self.empty_profile: np.ndarray | None = None  # [S, T, 3] for the current pose
-        self._learning: list[np.ndarray] = []
         self.colors = ColorModel()
         self.motion = MotionGate()
         self.hands: HandGate | None = None
         self.white = 230.0
         self.black = 30.0
         self._reference = reference
+        self.learn_empty = learn_empty and reference is None
+        self._learned_frames = EMPTY_LEARN_FRAMES if reference is not None else 0
         self.last_relocalise_ms = 0.0
         self.last_fits: dict[str, np.ndarray] | None = None
         # The piece set's shapes (square or round flats, cylinder or pawn capstones) are not known
@@ -271,6 +276,11 @@ class BoardReader:
         t = lap("sample", t)
         learning = False
         self._frame = frame
+        if self.empty_profile is None and self.learn_empty and not moving:
+            # Start-up: the board is empty (a game starts on an empty board); this frame is the
+            # model, and the next few still-empty frames are averaged in.
+            self._learn_empty(frame)
+            self._learned_frames = 1
         if self.empty_profile is None:
             # Nothing known about the bare board: stand in with the wood around the grid, and
             # adopt this frame as the empty board if it turns out to hold no pieces.
@@ -293,8 +303,12 @@ class BoardReader:
         labels, color_conf = self.colors.classify(colors, self.white, self.black)
         t = lap("colours", t)
 
-        ring = self.hands.sample(frame)
-        hand, hand_reason = self.hands.check(ring, fits["claims"], lit)
+        if learning:
+            # against a stand-in for the empty board the ring test would cry wolf
+            hand, hand_reason = False, ""
+        else:
+            ring = self.hands.sample(frame)
+            hand, hand_reason = self.hands.check(ring, fits["claims"], lit)
         occluded = hand or marker_covered
         t = lap("gate", t)
 
@@ -319,17 +333,20 @@ class BoardReader:
 
         # slow models: only from frames we trust
         if not occluded and not moving:
-            if learning:
-                if not occupied:
-                    self._learn_empty(frame)
-            else:
+            if self._learned_frames < EMPTY_LEARN_FRAMES and not occupied and not learning:
+                self._learn_empty(frame)
+                self._learned_frames += 1
+            elif not learning:
                 self._drift(profile, fits)
                 if occupied:
                     self.colors.learn(colors, labels)
         timings["total"] = (time.perf_counter() - t0) * 1000
         why = hand_reason if hand else ("a marker is covered" if marker_covered else "")
         if learning and not why:
-            why = "no empty-board model yet (reading against the wood around the grid)"
+            why = (
+                "no empty-board model (no --reference): read against the wood around the grid, "
+                "no hand check"
+            )
         return BoardReading(
             size=self.size, board_found=True, occluded=occluded, moving=moving,
             confidence=confidence, relocalised=relocalised, squares=squares, reason=why,
@@ -344,14 +361,16 @@ class BoardReader:
         return lum / max(float(np.median(lum)), 1.0)
 
     def _learn_empty(self, frame: np.ndarray) -> None:
+        """Average this frame into the empty-board model (start-up frames only)."""
         assert self.pose is not None and self.model is not None and self.hands is not None
-        self._learning.append(self._warp_empty(frame, self.pose))
-        if len(self._learning) >= EMPTY_LEARN_FRAMES or self.empty_rect is None:
-            self.empty_rect = np.mean(self._learning, axis=0).astype(np.float32)
-            self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
-            self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
-            if len(self._learning) >= EMPTY_LEARN_FRAMES:
-                self._learning.clear()
+        rect = self._warp_empty(frame, self.pose)
+        if self.empty_rect is None:
+            self.empty_rect = rect
+        else:
+            n = max(self._learned_frames, 1)
+            self.empty_rect = (self.empty_rect * n + rect) / (n + 1)
+        self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
+        self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
 
     def _drift(self, profile: np.ndarray, fits: dict[str, np.ndarray]) -> None:
         """Follow slow light changes: blend the bare-board parts of this frame into the model."""

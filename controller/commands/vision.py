@@ -434,7 +434,7 @@ def _run_read(args) -> int:
         corners = parse_corners(args.corners) if args.corners else None
     except ValueError as bad:
         return _fail(str(bad))
-    reader = BoardReader(args.size, corners=corners, reference=reference)
+    reader = BoardReader(args.size, corners=corners, reference=reference, learn_empty=False)
     try:
         reading = reader.read(frame)
     except BoardNotFoundError as err:  # the empty-board reference could not be located
