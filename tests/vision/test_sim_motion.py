@@ -13,6 +13,8 @@ from vision.sim import (
     Scene,
     SimCameraSource,
     changed_squares,
+    ground_truth,
+    random_hand,
     random_setup,
     reach_and_change,
     render_frame,
@@ -116,3 +118,17 @@ def test_a_placing_hand_carries_the_new_piece_until_it_puts_it_down():
     assert all(h is None for h in held[6:])
     for scene, h in zip(scenes, held, strict=True):
         assert (h is None) == bool(scene.stacks)  # in the hand or on the board, never both
+
+
+def test_resting_hands_are_in_view_but_mostly_off_the_grid():
+    present = over = 0
+    for seed in range(12):
+        camera, _ = random_setup(seed, 6)
+        scene = Scene(6)
+        scene.hands.append(random_hand(np.random.default_rng(seed), scene, resting=1.0))
+        truth = ground_truth(scene, camera)
+        present += truth.hand_present
+        over += truth.hand_over_board
+        if not truth.hand_over_board:
+            assert not any(sq.occluded for sq in truth.squares.values())
+    assert present == 12 and over <= 3

@@ -181,11 +181,21 @@ SKIN_TONES: tuple[BGR, ...] = (
 )  # fmt: skip
 
 
-def random_hand(rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0) -> Hand:
-    """A hand reaching for a random square, held above the stacks there, skin and sleeve random."""
+def random_hand(
+    rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0, *, resting: float = 0.0
+) -> Hand:
+    """A hand reaching for a random square, held above the stacks there, skin and sleeve random.
+
+    With probability `resting` the hand rests by the board instead, fingertips short of the grid
+    on its own side: in the frame, but over no square."""
     size = scene.size
     tip = (float(rng.uniform(-0.3, size + 0.3)), float(rng.uniform(-0.3, size + 0.3)))
     side = str(rng.choice(SIDES, p=[0.45, 0.35, 0.1, 0.1]))
+    if rng.random() < resting:
+        out = float(rng.uniform(0.5, 1.2))  # pitches outside the grid edge
+        along = float(rng.uniform(0.5, size - 0.5))
+        tip = {"south": (along, -out), "north": (along, size + out),
+               "east": (size + out, along), "west": (-out, along)}[side]  # fmt: skip
     tallest = max((stack_top_height(st) for st in scene.stacks.values()), default=0.0)
     skin_a, skin_b = (SKIN_TONES[int(i)] for i in rng.integers(len(SKIN_TONES), size=2))
     t = rng.random()
