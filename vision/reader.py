@@ -129,6 +129,7 @@ class BoardReader:
         self._frame: np.ndarray | None = None  # the frame being read (for the cross lines)
         self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
         self._cross_cache: tuple[object, np.ndarray] = (None, np.zeros(0))
+        self._lit: dict[str, tuple[int, int, int]] = {}
 
     # -- empty board model -------------------------------------------------------------------------
     def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,6 +294,7 @@ class BoardReader:
         else:
             empty = self.empty_profile
             self._empty_rect_now = self.empty_rect
+        self._lit = dict(lit or {})
         fits = self._fit_with_piece_set(profile, empty)
         model = self.model
         self.last_fits = fits
@@ -432,12 +434,13 @@ class BoardReader:
         S = len(model.names)
         valid = np.ones((S, model.T), dtype=bool)
         widths = self._widths(model)
-        first = fit_squares(model, profile, empty, valid, np.arange(S), widths)
+        glow = model.glow_directions(self._lit) if self._lit else None
+        first = fit_squares(model, profile, empty, valid, np.arange(S), widths, glow)
         decided = _decide(model, first)
         valid2 = _visibility(model, decided)
         redo = np.nonzero((valid2 != valid).sum(axis=1) >= REFIT_MIN_HIDDEN)[0]
         if len(redo):
-            second = fit_squares(model, profile, empty, valid2, redo, widths)
+            second = fit_squares(model, profile, empty, valid2, redo, widths, glow)
             again = _decide(model, second)
             for key, arr in again.items():
                 if key in decided and isinstance(arr, np.ndarray) and arr.shape[:1] == (len(redo),):

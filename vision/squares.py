@@ -61,6 +61,8 @@ CROSS_T = (-0.1, 1.1, 0.1)  # cross lines at these t (from, to, step), pitches
 CROSS_HALF = 0.5  # cross lines reach this far either side, pitches
 WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at no cost, pitches
 WIDTH_WEIGHT = 400000.0  # cost per squared pitch of width beyond the tolerance
+SATURATED = 245.0  # a channel this bright may be clipped
+GLOW_REACH = 0.85  # pitches from a lit square's centre where its LED can tint the wood
 EDGE_COST = 60.0  # flat cost of a left-out sample (about the noise of a good fit)
 
 
@@ -331,6 +333,24 @@ class SquareModel:
         S, L, U = len(self.names), len(self.cross_t), len(self.cross_u)
         return samples.astype(np.float32).reshape(S, L, U, -1)
 
+    def glow_directions(self, lit: dict[str, tuple[int, int, int]]) -> np.ndarray | None:
+        """[S, T, 3]: unit BGR colour of the LED glow that may fall on each strip sample."""
+        if not lit:
+            return None
+        mid = self.board_pts[:, :, self.board_pts.shape[2] // 2, :]  # [S, T, 2]
+        glow = np.zeros((*mid.shape[:2], 3), np.float32)
+        best = np.full(mid.shape[:2], np.inf)
+        for name, colour in lit.items():
+            if name not in self.names:
+                continue
+            c = self.centres[self.names.index(name)]
+            d = np.abs(mid - c).max(axis=2)
+            near = (d < GLOW_REACH) & (d < best)
+            u = np.asarray(colour, np.float32) + 1e-3
+            glow[near] = u / np.linalg.norm(u)
+            best = np.where(near, d, best)
+        return glow
+
     def sample(self, frame: np.ndarray) -> np.ndarray:
         """The strips of a frame (or of a board-plane model image warped the same way). [S, T, 3]"""
         samples = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
@@ -355,15 +375,35 @@ def illumination(empty: np.ndarray, dt: float) -> np.ndarray:
     return np.maximum(smooth / max(float(np.median(smooth)), 1.0), 0.05).astype(np.float32)
 
 
-def board_cost(profile: np.ndarray, empty: np.ndarray) -> np.ndarray:
+def board_cost(
+    profile: np.ndarray, empty: np.ndarray, glow: np.ndarray | None = None
+) -> np.ndarray:
     """Per-sample cost of "this is the bare board", tolerant to shadows and slow light changes.
 
     The best gain g in GAIN_RANGE scales the empty model onto the sample; the residual is truncated
     at BOARD_CAP. [S, T, 3] x 2 -> [S, T]
     """
     ee = np.einsum("stc,stc->st", empty, empty) + 1e-3
-    g = np.clip(np.einsum("stc,stc->st", profile, empty) / ee, *GAIN_RANGE)
-    resid = profile - g[..., None] * empty
+    pe = np.einsum("stc,stc->st", profile, empty)
+    g = np.clip(pe / ee, *GAIN_RANGE)
+    if glow is not None:
+        # A lit LED under the wood adds its own colour, any amount of it: fit the gain and the
+        # glow together (p = g e + a u, a >= 0) where an LED may shine.
+        eu = np.einsum("stc,stc->st", empty, glow)
+        pu = np.einsum("stc,stc->st", profile, glow)
+        uu = np.einsum("stc,stc->st", glow, glow)
+        det = ee * uu - eu * eu
+        lit = (uu > 0) & (det > 1e-6)
+        g_joint = np.where(lit, (pe * uu - pu * eu) / np.where(lit, det, 1.0), g)
+        a = np.where(lit, (ee * pu - eu * pe) / np.where(lit, det, 1.0), 0.0)
+        use = lit & (a > 0)
+        g = np.where(use, np.clip(g_joint, *GAIN_RANGE), g)
+        a = np.where(use, a, 0.0)
+        resid = profile - g[..., None] * empty - a[..., None] * glow
+        # where the glow drove a channel into the sensor's ceiling, that channel says nothing
+        resid = np.where(use[..., None] & (profile >= SATURATED), 0.0, resid)
+    else:
+        resid = profile - g[..., None] * empty
     return np.minimum(np.einsum("stc,stc->st", resid, resid), BOARD_CAP)
 
 
@@ -472,6 +512,7 @@ def fit_squares(
     valid: np.ndarray,
     which: np.ndarray,
     widths: np.ndarray | None = None,
+    glow: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit the hypotheses for the squares `which` (indices). Returns arrays over those squares.
 
@@ -486,7 +527,7 @@ def fit_squares(
     emp = empty[which] / light[which][..., None]
     val = valid[which]
     n_sq = len(which)
-    cb = board_cost(prof, emp)  # [n, T]
+    cb = board_cost(prof, emp, None if glow is None else glow[which])  # [n, T]
     base_idx = _find_base(cb, val, t)  # [n]
 
     v = val.astype(np.float32)
