@@ -57,7 +57,7 @@ BOARD_CLAIM_WEIGHT = 1.0  # per sample a stack claims that looks like bare board
 BASE_CAP = 150.0  # board cost above which a sample counts as "not board" when finding the base
 SHIFT_PENALTY = 1500.0  # cost of the top piece sitting 0.1 pitch off the bottom one
 EDGE_SAMPLES = 2  # samples either side of a boundary left out of the fit
-CROSS_T = (-0.1, 1.1, 0.1)  # cross lines at these t (from, to, step), pitches
+CROSS_T = (-0.1, 1.1, 0.15)  # cross lines at these t (from, to, step), pitches
 CROSS_HALF = 0.5  # cross lines reach this far either side, pitches
 WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at no cost, pitches
 WIDTH_WEIGHT = 400000.0  # cost per squared pitch of width beyond the tolerance
@@ -200,13 +200,6 @@ class SquareModel:
         self.radial = np.array(radial)  # [S, 2]
         self.rho = np.einsum("si,si->s", self.centres - self.cam_xy, self.radial)  # [S]
         self.order = np.argsort(self.rho)  # nearest to the camera first
-        # squares a stack here can hide from the camera: farther out, within a tall stack's reach
-        gap = self.centres[None, :, :] - self.centres[:, None, :]  # [S, S, 2]
-        dist = np.linalg.norm(gap, axis=2)
-        self.shadowed_by = [
-            np.nonzero((self.rho > self.rho[s]) & (dist[s] < 3.0) & (dist[s] > 0))[0]
-            for s in range(len(self.names))
-        ]
 
         # Sample spacing: about one image pixel along the strip at the nearest square.
         px_per_pitch = self._pixels_per_pitch_along_strips()
@@ -295,7 +288,8 @@ class SquareModel:
         there. A wall seen end-on is narrow where a flat is wide; the radial strip alone cannot
         tell them apart from straight above."""
         self.cross_t = np.arange(CROSS_T[0], CROSS_T[1] + 1e-9, CROSS_T[2])  # [L]
-        self.cross_u = np.arange(-CROSS_HALF, CROSS_HALF + 1e-9, self.dt)  # [U]
+        self.cross_du = 2 * self.dt  # widths need less resolution than heights
+        self.cross_u = np.arange(-CROSS_HALF, CROSS_HALF + 1e-9, self.cross_du)  # [U]
         pts = (
             self.centres[:, None, None, :]
             + self.cross_t[None, :, None, None] * self.radial[:, None, None, :]
@@ -614,4 +608,5 @@ def fit_squares(
         "base_t": t[base_win],
         "visible": v.mean(axis=1),
         "idx_best": win_idx,
+        "keep": keep,
     }
