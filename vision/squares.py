@@ -63,6 +63,10 @@ WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at
 WIDTH_WEIGHT = 400000.0  # cost per squared pitch of width beyond the tolerance
 SATURATED = 245.0  # a channel this bright may be clipped
 GLOW_REACH = 0.85  # pitches from a lit square's centre where its LED can tint the wood
+SHADOW_GAIN_FLOOR = 0.3  # how dark a shadow may make the wood where its grain still shows
+GRAIN_WINDOW = 4  # samples either side for the grain match
+GRAIN_MIN_VAR = 6.0  # brightness variance of the empty board below which grain cannot be told
+GRAIN_MATCH = 0.6  # correlation that counts as "the same grain"
 EDGE_COST = 60.0  # flat cost of a left-out sample (about the noise of a good fit)
 
 
@@ -369,8 +373,32 @@ def illumination(empty: np.ndarray, dt: float) -> np.ndarray:
     return np.maximum(smooth / max(float(np.median(smooth)), 1.0), 0.05).astype(np.float32)
 
 
+def grain_match(profile: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """[S, T]: correlation of the frame's brightness with the empty board's over a short window,
+    0 where the board shows too little grain to tell."""
+    w = GRAIN_WINDOW
+    p = profile.mean(axis=2)
+    e = empty.mean(axis=2)
+
+    def box(x: np.ndarray) -> np.ndarray:
+        c = np.concatenate([np.zeros((x.shape[0], 1)), np.cumsum(x, axis=1)], axis=1)
+        idx = np.arange(x.shape[1])
+        lo, hi = np.clip(idx - w, 0, x.shape[1]), np.clip(idx + w + 1, 0, x.shape[1])
+        return (c[:, hi] - c[:, lo]) / (hi - lo)
+
+    mp, me = box(p), box(e)
+    cov = box(p * e) - mp * me
+    vp = box(p * p) - mp * mp
+    ve = box(e * e) - me * me
+    ncc = cov / np.sqrt(np.maximum(vp * ve, 1e-6))
+    return np.where(ve > GRAIN_MIN_VAR, ncc, 0.0)
+
+
 def board_cost(
-    profile: np.ndarray, empty: np.ndarray, glow: np.ndarray | None = None
+    profile: np.ndarray,
+    empty: np.ndarray,
+    glow: np.ndarray | None = None,
+    gain_range: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
     """Per-sample cost of "this is the bare board", tolerant to shadows and slow light changes.
 
@@ -379,7 +407,8 @@ def board_cost(
     """
     ee = np.einsum("stc,stc->st", empty, empty) + 1e-3
     pe = np.einsum("stc,stc->st", profile, empty)
-    g = np.clip(pe / ee, *GAIN_RANGE)
+    lo, hi = gain_range if gain_range[1] > 0 else GAIN_RANGE
+    g = np.clip(pe / ee, lo, hi)
     if glow is not None:
         # A lit LED under the wood adds its own colour, any amount of it: fit the gain and the
         # glow together (p = g e + a u, a >= 0) where an LED may shine.
@@ -496,7 +525,9 @@ def width_costs(model: SquareModel, widths: np.ndarray, which: np.ndarray) -> np
     w = which[:, None]
     seen = widths[w, model.cross_line[which]]  # [n, H]
     miss = np.maximum(np.abs(seen - model.cross_width[which]) - WIDTH_TOLERANCE, 0.0)
-    return WIDTH_WEIGHT * miss**2
+    # nothing solid across the middle: the piece does not stand out from the wood there (dark on
+    # dark), which says nothing about its width
+    return np.where(seen > 0, WIDTH_WEIGHT * miss**2, 0.0)
 
 
 def fit_squares(
@@ -522,6 +553,12 @@ def fit_squares(
     val = valid[which]
     n_sq = len(which)
     cb = board_cost(prof, emp, None if glow is None else glow[which])  # [n, T]
+    # A deep shadow darkens the wood below the gain range but keeps its grain: where the grain
+    # of the empty board shows up again in the frame, it is board, however dark.
+    grain = grain_match(prof, emp) > GRAIN_MATCH
+    if grain.any():
+        deep = board_cost(prof[grain][None], emp[grain][None], None, (SHADOW_GAIN_FLOOR, 1.2))[0]
+        cb[grain] = np.minimum(cb[grain], deep)
     base_idx = _find_base(cb, val, t)  # [n]
 
     v = val.astype(np.float32)
