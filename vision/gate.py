@@ -32,6 +32,9 @@ RING_STEP = 0.05
 RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
 RING_GAIN = (0.5, 1.25)
 RING_CHANGED = 350  # squared BGR distance (after gain) that counts as changed
+RING_CHROMA_WINDOW = 2  # samples either side averaged for the hue test
+RING_CHROMA = 0.045  # chromaticity change (share of one channel) that counts as changed
+RING_CHROMA_MIN_SUM = 90.0  # B+G+R below which chromaticity is too noisy to use
 RING_ARM_RUN = 1.2  # pitches of unbroken change along a ring row that only an arm makes
 RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
 
@@ -101,7 +104,22 @@ class HandGate:
         e = self.empty
         g = np.clip((ring * e).sum(1) / ((e * e).sum(1) + 1e-3), *RING_GAIN)
         resid = ring - g[:, None] * e
-        return ((resid * resid).sum(1) > RING_CHANGED) & self.in_frame
+        changed = (resid * resid).sum(1) > RING_CHANGED
+        # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite
+        # its hue. Compare chromaticity where there is light enough to tell.
+        ps, es = ring.sum(1), e.sum(1)
+        diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [R, 3]
+        # averaged over a few samples along each row: single pixels are too noisy for hue
+        rows = len(RING_OFFSETS)
+        d = diff.reshape(rows, -1, 4, 3)
+        k = RING_CHROMA_WINDOW
+        c = np.concatenate([np.zeros((rows, 1, 4, 3)), np.cumsum(d, axis=1)], axis=1)
+        idx = np.arange(d.shape[1])
+        lo, hi = np.clip(idx - k, 0, d.shape[1]), np.clip(idx + k + 1, 0, d.shape[1])
+        mean = (c[:, hi] - c[:, lo]) / (hi - lo)[None, :, None, None]
+        chroma = np.abs(mean).max(axis=3).reshape(-1)
+        changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
+        return changed & self.in_frame
 
     def check(
         self,
