@@ -20,8 +20,8 @@ never stacked exactly), the breakpoints follow from the geometry and the cost is
                (colour agnostic: it never asks what colour a piece is), plus a per-segment penalty
   behind       either the empty board or "unexplained" at a fixed cost per sample
 The cheapest hypothesis wins; the margins to the best rival with a different answer give the
-confidences. Squares are read nearest-first, and what a decided stack hides from the camera is
-masked out of the strips of the squares behind it.
+confidences. (Masking what nearer stacks hide and refitting was tried: it read worse, because a
+misread tall neighbour then hides a square's own evidence.)
 """
 
 from __future__ import annotations
