@@ -19,6 +19,8 @@ from controller import __version__
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
     "controller.commands.bench",
+    "controller.commands.hint",
+    "controller.commands.tei",
 ]
 
 

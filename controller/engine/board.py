@@ -7,9 +7,9 @@ here. `controller.tak` stays the authority at the boundary: positions come in as
 reserves and opening rule), plies go out as PTN, and `tests/engine/test_board.py` checks this board
 against the perft table and against `controller.tak` ply for ply.
 
-Layout: square index `sq = rank * size + file` (a1 = 0). Each square holds a list of owners bottom->top
-(`WHITE = 0`, `BLACK = 1`) and the kind of its top piece (`FLAT`, `WALL`, `CAP`; `EMPTY` = -1). Only the
-top piece can be a wall or capstone, so that is all the state there is.
+Layout: square index `sq = rank * size + file` (a1 = 0). Each square holds a list of owners
+bottom->top (`WHITE = 0`, `BLACK = 1`) and the kind of its top piece (`FLAT`, `WALL`, `CAP`;
+`EMPTY` = -1). Only the top piece can be a wall or capstone, so that is all the state there is.
 
 Plies are tuples (cheap to build, hash and compare):
   placement `(sq, stone)` with stone FLAT/WALL/CAP, or `DOUBLE` for the `2a1` opening stack;
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import ClassVar
 
 WHITE, BLACK = 0, 1
 EMPTY, FLAT, WALL, CAP, DOUBLE = -1, 0, 1, 2, 3
@@ -44,7 +45,7 @@ class GameEnd:
 class Geometry:
     """Everything that depends only on the board size, computed once per size."""
 
-    _cache: dict[int, Geometry] = {}
+    _cache: ClassVar[dict[int, Geometry]] = {}
 
     def __init__(self, size: int) -> None:
         n = size
@@ -61,7 +62,7 @@ class Geometry:
         for sq in range(self.squares):
             f, r = sq % n, sq // n
             per_dir = []
-            for d, step in enumerate(steps):
+            for d, _step in enumerate(steps):
                 ray = []
                 ff, rr = f, r
                 while True:
@@ -169,7 +170,7 @@ def _compositions(total: int) -> list[tuple[int, ...]]:
 
 
 class Board:
-    """Mutable Tak position for search: `make(ply)` trusts its input, `unmake()` restores exactly."""
+    """Mutable Tak position for search: `make(ply)` trusts its input; `unmake()` undoes exactly."""
 
     def __init__(
         self,
@@ -379,10 +380,7 @@ class Board:
         empty = geo.full & ~self.occ
         out: list[tuple] = []
         if self.ply_count < 2:
-            if self.opening == "double black stack" and self.ply_count == 0:
-                stone = DOUBLE
-            else:
-                stone = FLAT
+            stone = DOUBLE if self.opening == "double black stack" and self.ply_count == 0 else FLAT
             e = empty
             while e:
                 low = e & -e
@@ -565,7 +563,7 @@ class Board:
         self.hash = h
 
     def game_end(self) -> GameEnd | None:
-        """Road first (the player who just moved wins a double road), then full board / no pieces."""
+        """Road first (double road: the player who just moved wins), then full board / no pieces."""
         geo = self.geo
         mover = 1 - self.to_move
         if geo.has_road(self.road[mover]):
@@ -628,4 +626,6 @@ def _canonical(text: str, size: int) -> str:
     square, direction, drops = rest[:2], rest[2], rest[3:]
     if not drops:
         drops = str(count)
-    return (str(count) if count > 1 else "") + square + direction + (drops if len(drops) > 1 else "")
+    return (
+        (str(count) if count > 1 else "") + square + direction + (drops if len(drops) > 1 else "")
+    )

@@ -15,7 +15,7 @@ class EngineTerminatedError(EngineError):
 
 @dataclass(frozen=True)
 class Limit:
-    """When to stop searching. Unset fields do not limit; several set fields: the first one hit wins.
+    """When to stop searching. Unset fields do not limit; of several set fields the first hit wins.
 
     `movetime_ms` is a fixed budget for this ply. The clock fields (`wtime`/`btime` remaining,
     `winc`/`binc` increment, all in ms) let the engine budget for itself.

@@ -154,7 +154,9 @@ class Searcher:
             self._must_finish = depth <= MIN_DEPTH
             order = sorted(root_moves, key=lambda m: -scores.get(m, -INF))
             if depth == 1:
-                order = self._order(board, root_moves, None, 0, placement_wins(board, 1 - board.to_move))
+                order = self._order(
+                    board, root_moves, None, 0, placement_wins(board, 1 - board.to_move)
+                )
             try:
                 score, move = self._root(board, depth, order, scores)
             except _Stop:
@@ -215,7 +217,9 @@ class Searcher:
             elif i == 0:
                 score = -self._negamax(board, depth - 1, -beta, -alpha, 1, self.threat_extensions)
             else:
-                score = -self._negamax(board, depth - 1, -alpha - 1, -alpha, 1, self.threat_extensions)
+                score = -self._negamax(
+                    board, depth - 1, -alpha - 1, -alpha, 1, self.threat_extensions
+                )
                 if score > alpha:
                     score = -self._negamax(
                         board, depth - 1, -beta, -alpha, 1, self.threat_extensions
@@ -253,7 +257,13 @@ class Searcher:
         if entry is not None:
             e_depth, flag, e_score, tt_move = entry
             if e_depth >= depth:
-                s = e_score - ply if e_score > WIN_BOUND else e_score + ply if e_score < -WIN_BOUND else e_score
+                s = (
+                    e_score - ply
+                    if e_score > WIN_BOUND
+                    else e_score + ply
+                    if e_score < -WIN_BOUND
+                    else e_score
+                )
                 if flag == EXACT:
                     return s
                 if flag == LOWER and s >= beta:
@@ -277,7 +287,9 @@ class Searcher:
                 reduction = 0
                 if depth >= 3 and i >= 4 and not threat and move not in killers:
                     reduction = 1 if i < 16 or depth < 5 else 2
-                score = -self._negamax(board, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, ext)
+                score = -self._negamax(
+                    board, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, ext
+                )
                 if score > alpha and (reduction or score < beta):
                     score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, ext)
             board.unmake()

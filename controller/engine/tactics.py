@@ -49,7 +49,7 @@ def _spread_candidates(board: Board, player: int) -> Iterator[tuple]:
 
 
 def winning_plies(board: Board) -> list[tuple]:
-    """Every ply that wins the game at once for the player to move (road, or flats on a full board)."""
+    """Every ply that wins at once for the player to move (a road, or flats on a full board)."""
     me = board.to_move
     out: list[tuple] = []
     if board.ply_count < 2:
