@@ -54,9 +54,12 @@ def tinue_plies(board: Board) -> list[tuple]:
     out = []
     for ply in board.plies():
         board.make(ply)
-        if board.game_end() is None and threatens(board, me):
-            if is_tinue(board, me, 1, Budget(400_000)):
-                out.append(ply)
+        if (
+            board.game_end() is None
+            and threatens(board, me)
+            and is_tinue(board, me, 1, Budget(400_000))
+        ):
+            out.append(ply)
         board.unmake()
     return out
 

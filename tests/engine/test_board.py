@@ -50,7 +50,11 @@ def test_make_and_unmake_restore_position_and_hash_exactly(size):
             board.make(rng.choice(board.plies()))
             fresh = Board.from_tps(board.tps())
             assert fresh.hash == board.hash
-            assert (fresh.road, fresh.walls, fresh.capbits) == (board.road, board.walls, board.capbits)
+            assert (fresh.road, fresh.walls, fresh.capbits) == (
+                board.road,
+                board.walls,
+                board.capbits,
+            )
         while history:
             tps, h, flats, caps = history.pop()
             board.unmake()

@@ -14,7 +14,7 @@ MIDGAME_5 = "x,2,x2,1/x,221,x2,2/x,1,x2,2/1,1,x2,2/1,x3,2 1 9"
 
 
 class StepClock:
-    """A clock that advances a fixed step every time it is read: time passes only as work is done."""
+    """A clock that advances a fixed step each time it is read: time passes only as work is done."""
 
     def __init__(self, step: float) -> None:
         self.now = 0.0
