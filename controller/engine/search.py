@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from controller.engine.board import CAP, FLAT, WALL, Board
@@ -271,7 +271,7 @@ class Searcher:
                 if flag == UPPER and s <= alpha:
                     return s
 
-        moves = self._order(board, board.plies(), tt_move, ply, threat)
+        moves = self._staged(board, tt_move, ply, threat)
         alpha_orig = alpha
         best = -INF
         best_move = None
@@ -314,28 +314,57 @@ class Searcher:
     def _order(
         self, board: Board, moves: list[tuple], tt_move: tuple | None, ply: int, threat: int
     ) -> list[tuple]:
-        killers = self.killers[ply]
-        history = self.history
+        """All of `moves`, best first (for the root, where the whole list is needed anyway)."""
+        return list(self._staged(board, tt_move, ply, threat, moves))
+
+    def _staged(
+        self,
+        board: Board,
+        tt_move: tuple | None,
+        ply: int,
+        threat: int,
+        moves: list[tuple] | None = None,
+    ) -> Iterator[tuple]:
+        """Plies in search order, generated lazily: a cut on the table move costs no generation.
+
+        Order: table move; placements on the squares of an immediate road threat (the blocks);
+        killers; flats (centre first), capstones; spreads that caused cuts before (history);
+        walls; the remaining spreads.
+        """
+        done = set()
+        if tt_move is not None:
+            done.add(tt_move)
+            yield tt_move
+        if moves is None:
+            moves = board.plies()
+        first = []
+        if threat:
+            first = [m for m in moves if len(m) == 2 and (threat >> m[0]) & 1]
+            first.sort(key=lambda m: m[1] == WALL)
+        first.extend(k for k in self.killers[ply] if k is not None and k in moves)
+        for m in first:
+            if m not in done:
+                done.add(m)
+                yield m
         centre = board.geo.full & ~board.geo.edge
-
-        def priority(m: tuple) -> int:
-            if m == tt_move:
-                return 1 << 40
-            if len(m) == 2:
-                sq, stone = m
-                bit = 1 << sq
-                if threat & bit:
-                    return (1 << 38) + (10 if stone != WALL else 5)
-                base = 3000 if stone == FLAT else 2000 if stone == CAP else 1000
-                if centre & bit:
-                    base += 200
+        flats_c, flats_e, caps, walls, spreads = [], [], [], [], []
+        for m in moves:
+            if len(m) == 3:
+                spreads.append(m)
+            elif m[1] == FLAT:
+                (flats_c if (centre >> m[0]) & 1 else flats_e).append(m)
+            elif m[1] == WALL:
+                walls.append(m)
             else:
-                base = 0
-            if m == killers[0] or m == killers[1]:
-                return 1 << 36
-            return base + history.get(m, 0)
-
-        return sorted(moves, key=priority, reverse=True)
+                caps.append(m)
+        history = self.history
+        known = [m for m in spreads if m in history]
+        known.sort(key=history.__getitem__, reverse=True)
+        rest = [m for m in spreads if m not in history]
+        for group in (flats_c, flats_e, caps, known, walls, rest):
+            for m in group:
+                if m not in done:
+                    yield m
 
     def _pv(self, board: Board, first: tuple, max_len: int) -> list[str]:
         line: list[str] = []

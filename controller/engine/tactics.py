@@ -64,8 +64,9 @@ def winning_plies(board: Board) -> list[tuple]:
     empties = (board.geo.full & ~board.occ).bit_count()
     for ply in board.plies():
         if len(ply) == 2:
-            # a placement can also end the game by filling the board or emptying the reserve
-            if ply[1] == WALL or ply in out:
+            # besides a road, a placement (even a wall) can end the game by filling the board or
+            # emptying the reserve, and then the flat count decides
+            if ply in out:
                 continue
             last_piece = board.flats[me] + board.caps[me] == 1
             if empties != 1 and not last_piece:
