@@ -71,9 +71,7 @@ def test_engine_answer_is_one_of_the_correct_plies(puzzle):
         assert result.score > WIN_BOUND, "a forced win must be scored as one"
 
 
-@pytest.mark.parametrize(
-    "puzzle", [p for p in PUZZLES if p.kind != "tinue"], ids=lambda p: p.ident
-)
+@pytest.mark.parametrize("puzzle", [p for p in PUZZLES if p.kind != "tinue"], ids=lambda p: p.ident)
 def test_answers_are_exactly_what_the_rules_say(puzzle):
     board = puzzle.board()
     if puzzle.kind == "win":
@@ -91,9 +89,7 @@ def test_answers_are_exactly_what_the_rules_say(puzzle):
     assert expected == set(puzzle.answers)
 
 
-@pytest.mark.parametrize(
-    "puzzle", [p for p in PUZZLES if p.kind == "tinue"], ids=lambda p: p.ident
-)
+@pytest.mark.parametrize("puzzle", [p for p in PUZZLES if p.kind == "tinue"], ids=lambda p: p.ident)
 def test_every_tinue_answer_really_leaves_the_opponent_in_tinue(puzzle):
     board = puzzle.board()
     me = board.to_move
