@@ -441,7 +441,7 @@ class Board:
         if len(ply) == 2:
             sq, stone = ply
             if self.ply_count < 2:
-                colour = 1 - me
+                colour = me if self.opening == "no-swap" else 1 - me
                 if stone == DOUBLE:
                     stacks[sq].extend((colour, colour))
                     self.flats[colour] -= 2
