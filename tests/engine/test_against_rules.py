@@ -15,7 +15,8 @@ import pytest
 from controller.engine.board import Board
 from controller.engine.hints import to_board
 from controller.tak import Position
-from tests.engine.test_tactics_suite import PUZZLES
+
+from .test_tactics_suite import PUZZLES
 
 
 @pytest.mark.parametrize("opening", ["swap", "no-swap", "double black stack"])
