@@ -24,6 +24,8 @@ COMMAND_MODULES = [
     "controller.commands.check",
     "controller.commands.show",
     "controller.commands.leds",
+    "controller.commands.hint",
+    "controller.commands.tei",
 ]
 
 
