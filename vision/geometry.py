@@ -8,8 +8,9 @@ Board frame ("board_pts"): units of one square pitch p, so the model is scale fr
 The grid covers [0, N] x [0, N]; square (file f, rank r), both 0-based, has its centre at
 (f + 0.5, r + 0.5).
 
-Markers: four ArUco markers, dictionary DICT_4X4_50, ids 0..3, side 0.6 p, axis aligned with the grid,
-each diagonally outside one grid corner, its nearest corner 0.1 p from the grid corner along both axes:
+Markers: four ArUco markers, dictionary DICT_4X4_50, ids 0..3, side 0.6 p, axis aligned with the
+grid, each diagonally outside one grid corner, its nearest corner 0.1 p from the grid corner along
+both axes:
   id 0 outside the a1 corner, id 1 outside (last file, rank 1), id 2 outside the far corner,
   id 3 outside (a, rank N).
 A marker's own "up" (the top edge of the printed pattern) points to +y, its "right" to +x.
@@ -50,7 +51,10 @@ def square_center(file: int, rank: int) -> tuple[float, float]:
 
 
 def grid_corners(size: int) -> np.ndarray:
-    """The four outer grid corners in the board frame, in the package's corner order. shape: [4, 2]"""
+    """The four outer grid corners in the board frame, in the package's corner order.
+
+    shape: [4, 2]
+    """
     n = float(size)
     return np.array([[0.0, 0.0], [n, 0.0], [n, n], [0.0, n]], dtype=np.float64)
 
@@ -59,7 +63,8 @@ def marker_corners(size: int, marker_id: int) -> np.ndarray:
     """The corners of one marker in the board frame, in ArUco's order.
 
     ArUco reports corners clockwise from the top-left of the printed pattern: top-left, top-right,
-    bottom-right, bottom-left; with the pattern's top towards +y that is (x0,y1),(x1,y1),(x1,y0),(x0,y0).
+    bottom-right, bottom-left; with the pattern's top towards +y that is
+    (x0,y1), (x1,y1), (x1,y0), (x0,y0).
     shape: [4, 2]
     """
     n = float(size)
