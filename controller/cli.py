@@ -18,6 +18,8 @@ from controller import __version__
 
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
+    "controller.commands.serve",
+    "controller.commands.doctor",
     "controller.commands.bench",
 ]
 
