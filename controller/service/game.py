@@ -66,6 +66,11 @@ class GameSession:
         self.ambiguity = None
         return self.game_id
 
+    def forget(self, game_id: GameId) -> None:
+        """The game was deleted from the library: if it was the current one, there is none now."""
+        if self.game_id == game_id:
+            self.game_id, self.position, self.ambiguity = None, None, None
+
     # --- plies ---------------------------------------------------------------------------------
     def play(self, ply: Ply, *, uncertain: bool = False, alternatives: tuple[Ply, ...] = ()) -> Ply:
         """Check, journal, then apply one ply. Raises IllegalPlyError quoting ply and TPS."""

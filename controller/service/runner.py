@@ -36,8 +36,10 @@ def find_serial_ports() -> list[str]:
 
 def resolve_hardware(settings: Settings) -> Settings:
     """Turn "auto" into a concrete choice. No camera and no LED board at all -> simulate both."""
-    if settings.sim:
-        return dataclasses.replace(settings, camera="sim", serial="sim")
+    if settings.sim:  # simulate whatever was not named explicitly
+        return dataclasses.replace(settings,
+                                   camera="sim" if settings.camera == "auto" else settings.camera,
+                                   serial="sim" if settings.serial == "auto" else settings.serial)
     camera, serial = settings.camera, settings.serial
     if camera == "auto":
         found = find_cameras()

@@ -2,8 +2,8 @@
 
 The lifespan starts and stops the board (camera, LEDs, tasks); nothing starts at import. Domain
 errors
-map to HTTP here, once: bad input 422, not allowed now 409, unknown thing 404, a part missing or
-down 503.
+map to HTTP here, once: bad input 400 (422 when the schema itself catches it), not allowed now 409,
+unknown thing 404, a part missing or down 503.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from controller.service.token import load_or_create_token
 from controller.service.virtual_board import VirtualBoardError
 from controller.store import JournalError, UnknownGameError
 from controller.tak import IllegalPlyError, InvalidPlyError, TakError
+from controller.web import models
 from controller.web.limits import BodySizeLimit
 from controller.web.routers import camera, events, game, health, leds, library, sim
 
@@ -38,13 +39,27 @@ ERROR_STATUS: list[tuple[type[Exception], int]] = [
     (service_errors.GameOverError, 409),
     (service_errors.NothingPendingError, 409),
     (service_errors.UnavailableError, 503),
-    (service_errors.BadRequestError, 422),
-    (InvalidPlyError, 422),
+    (service_errors.BadRequestError, 400),
+    (InvalidPlyError, 400),
     (IllegalPlyError, 409),
     (VirtualBoardError, 409),
     (JournalError, 409),
-    (TakError, 422),
+    (TakError, 400),
 ]
+
+# Documented on every operation, so clients (and the schema fuzzer) know the error shape.
+ERROR_RESPONSES: dict[int | str, dict] = {
+    code: {"model": models.Problem, "description": what}
+    for code, what in [
+        (400, "bad input the schema cannot catch (a malformed ply, crossing corners ...)"),
+        (401, "no token sent: `Authorization: Bearer <token>`"),
+        (403, "wrong token"),
+        (404, "no such game, candidate or plies to take back"),
+        (409, "not possible now (no game, game over, illegal ply, nothing pending ...)"),
+        (413, "request body too large"),
+        (503, "a part of the board is missing or down (camera, LEDs, hint engine)"),
+    ]
+}
 
 
 def _link_error_types() -> list[tuple[type[Exception], int]]:
@@ -94,9 +109,9 @@ def create_app(board: BoardService, settings: Settings, *, token: str | None = N
         app.add_exception_handler(kind, domain_error)
 
     for module in (game, library, camera, leds, events, health):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=ERROR_RESPONSES)
     if board.virtual_board is not None:
-        app.include_router(sim.router)
+        app.include_router(sim.router, responses=ERROR_RESPONSES)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next):

@@ -11,10 +11,6 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-class BodyTooLarge(Exception):
-    pass
-
-
 class BodySizeLimit:
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -35,28 +31,28 @@ class BodySizeLimit:
                 await self._refuse(send, 413, f"request body over {self.max_bytes} bytes")
                 return
         received = 0
-        started = False
+        refused = False
 
         async def counting_receive() -> Message:
-            nonlocal received
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise BodyTooLarge
+                    # answer now, then tell the app the client went away; whatever it answers
+                    # afterwards is dropped by guarded_send
+                    refused = True
+                    await self._refuse(send, 413, f"request body over {self.max_bytes} bytes")
+                    return {"type": "http.disconnect"}
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
+        async def guarded_send(message: Message) -> None:
+            if not refused:
+                await send(message)
 
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except BodyTooLarge:
-            if not started:
-                await self._refuse(send, 413, f"request body over {self.max_bytes} bytes")
+        await self.app(scope, counting_receive, guarded_send)
 
     @staticmethod
     async def _refuse(send: Send, status: int, detail: str) -> None:

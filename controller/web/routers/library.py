@@ -50,4 +50,5 @@ async def delete_game(game_id: GameIdPath, board: BoardDep, _: ControlToken) -> 
     if board.session.game_id == game_id and board.session.result is None:
         raise GameOverError(f"game {game_id} is in progress: end it before deleting it")
     await asyncio.to_thread(journal.delete, game_id)
+    board.session.forget(game_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
