@@ -18,7 +18,7 @@ from controller.store.journal import (
     JournalPly,
     UnknownGameError,
 )
-from controller.store.ptn_export import PlyNote, game_ptn, komi_text, unsure_comment
+from controller.store.ptn_export import PlyNote, game_ptn, unsure_comment
 
 DEFAULT_DB = Path("data") / "takboard.db"
 
@@ -40,6 +40,5 @@ __all__ = [
     "UnknownGameError",
     "default_db_path",
     "game_ptn",
-    "komi_text",
     "unsure_comment",
 ]

@@ -28,12 +28,6 @@ def unsure_comment(alternatives: Sequence[Ply]) -> str:
     return "unsure: also " + ", ".join(alt.ptn() for alt in alternatives)
 
 
-def komi_text(komi_half_flats: int) -> str:
-    """Half-flats -> PTN komi: 4 -> "2", 3 -> "1.5"."""
-    whole, half = divmod(komi_half_flats, 2)
-    return f"{whole}.5" if half else str(whole)
-
-
 def game_ptn(
     *,
     size: int,
@@ -47,11 +41,8 @@ def game_ptn(
     position = Position(size, komi=komi, opening=opening)
     for note in plies:
         position.play(note.ply)
-    all_tags: dict[str, str] = dict(tags or {})
-    all_tags["Size"] = str(size)
-    all_tags["Komi"] = komi_text(komi)
-    if opening != "swap":
-        all_tags["Opening"] = opening
+    # from_position writes Size (and Opening, reserves); Komi always, as the recorder promises.
+    all_tags: dict[str, str] = {"Komi": ptn.format_komi(komi), **(tags or {})}
     if result:
         all_tags["Result"] = result
     game = ptn.Game.from_position(position, tags=all_tags)
@@ -66,5 +57,5 @@ def game_ptn(
             )
     game.moves = moves
     if result:
-        game.result = result
+        game.result_token = result
     return ptn.write_game(game)
