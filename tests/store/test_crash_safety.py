@@ -66,6 +66,11 @@ def run_child_until_killed(db, seed: int, kill_after: int, rng: random.Random):
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=10)
         assert child.returncode == -signal.SIGKILL
+        # lines the child printed before dying but we had not read yet were reported too
+        for line in child.stdout.read().splitlines():
+            if line and not line.startswith("over"):
+                number, ptn = line.split()
+                reported.append((int(number), ptn))
         return int(ready[1]), int(ready[2]), reported
     finally:
         if child.poll() is None:
