@@ -18,6 +18,7 @@ from controller import __version__
 
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
+    "controller.commands.vision",
     "controller.commands.games",
     "controller.commands.bench",
 ]
