@@ -6,11 +6,11 @@ into pictures is the simulated camera's job (`vision.sim`), recording them is th
     for shot in timeline(5, plies, random.Random(7), fps=5):
         ...  # shot.stacks (vision's scene format), shot.hand (or None), shot.done (plies on board)
 
-How a ply looks, frame by frame (5 fps): the hand comes in over the board (1-2 frames); a placement
-shows the hand over the square, then the piece under it; a spread lifts the stack (the carried pieces
-vanish with the hand), then drops them square by square; sometimes the player pauses mid-spread with
-the hand in view ("two motions"); the hand leaves (a frame with it at the edge); then the board stays
-still for 1.0-1.6 s. The game starts with 2 s of the empty board.
+How a ply looks, frame by frame (5 fps): the hand comes in over the board (1-2 frames); a
+placement shows the hand over the square, then the piece under it; a spread lifts the stack (the
+carried pieces vanish with the hand), then drops them square by square; sometimes the player pauses
+mid-spread with the hand in view ("two motions"); the hand leaves (a frame with it at the edge);
+then the board stays still for 1.0-1.6 s. The game starts with 2 s of the empty board.
 """
 
 from __future__ import annotations
@@ -120,7 +120,9 @@ def timeline(
         tallest = max((_stack_top(s) for s in before.values()), default=0.0)
         height = tallest + rng.uniform(0.5, 1.2)
 
-        def hand_at(square: str, reach: float = 1.0) -> HandPose:
+        def hand_at(
+            square: str, reach: float = 1.0, side: str = side, height: float = height
+        ) -> HandPose:
             x, y = _centre(square)
             edge = {"south": (x, -1.0), "north": (x, size + 1.0),
                     "west": (-1.0, y), "east": (size + 1.0, y)}[side]  # fmt: skip

@@ -20,6 +20,10 @@ How one stable board is judged (see `gate.py` for when a board counts as stable)
    `Ask(candidates)`: the position does not advance until `accept(ply)` is called.
 4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
    tracker stops.
+
+`Tracker(position, resume=True)` (after a restart, the position replayed from the journal) starts
+out of sync: the first still board that does not show `position` gets a `Desync(expected)`, and
+nothing (no ply, no takeback) is considered until the board shows it, which gives `Resynced`.
 """
 
 from __future__ import annotations
@@ -82,11 +86,14 @@ class Evaluation:
 
 
 class Tracker:
-    def __init__(self, position: Position, config: TrackerConfig | None = None) -> None:
+    def __init__(
+        self, position: Position, config: TrackerConfig | None = None, *, resume: bool = False
+    ) -> None:
         self.position = position
         self.config = config or TrackerConfig()
         self.gate = StabilityGate(hold_s=self.config.hold_s)
-        self.state = "over" if position.outcome() else "tracking"  # illegal, desync, asking, over
+        # tracking, illegal, desync, asking, resuming, over
+        self.state = "over" if position.outcome() else ("resuming" if resume else "tracking")
         self.pending: Ask | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
@@ -162,6 +169,8 @@ class Tracker:
 
     def _evaluate(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
+        if self.state == "resuming":
+            return self._resume(stable)
         ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
         self.last = evaluation
@@ -210,6 +219,25 @@ class Tracker:
             out.append(Takeback(best.back))
         evaluation.decisions = out
         return out
+
+    def _resume(self, stable: StableReading) -> list[Decision]:
+        """After a restart: only the journal's position itself brings the tracker back."""
+        evidence = stable.evidence
+        same = Hypothesis(sum(square_costs(self.position, evidence).values()))
+        self.last = Evaluation(stable.at, stable.since, evidence, [same])
+        if self._mismatch(same, evidence) <= self.config.match_cost:
+            self.state = "tracking"
+            self.unmatched_since = None
+            self.last.decisions = [Resynced()]
+            return self.last.decisions
+        if self.unmatched_since is None:
+            self.unmatched_since = stable.since
+            self.last.wrong = wrong_squares(self.position, evidence)
+            self.last.decisions = [
+                Desync(self.position.tps(), tuple(self.last.wrong))
+            ]
+            return self.last.decisions
+        return []
 
     def _desync(self, evidence: Mapping[str, SquareEvidence]) -> Desync:
         self.state = "desync"

@@ -289,3 +289,24 @@ def test_seeded_random_games_with_noisy_readings_have_no_silent_errors(seed):
     recorded = [d for _, d in session.log if isinstance(d, Commit)]
     assert [c.ply for c in recorded] == game
     assert session.tracker.position.tps() == truth.tps()
+
+
+def test_resumed_tracker_waits_for_the_journal_position_and_ignores_older_boards():
+    history = ["a1", "e5", "c3", "c2"]
+    resumed = Position(5)
+    for ptn in history:
+        resumed.play(Ply.from_ptn(ptn))
+    session = Session(resumed)
+    session.tracker = Tracker(resumed, session.tracker.config, resume=True)
+    older = Position(5)
+    for ptn in history[:2]:
+        older.play(Ply.from_ptn(ptn))
+    first = session.board(older, 1.0)  # an older board is not a takeback after a restart
+    assert [type(d) for d in first] == [Desync]
+    assert first[0].expected == resumed.tps() and set(first[0].squares) == {"c2", "c3"}
+    assert session.board(older, 3.0) == []
+    truth = Position.from_tps(resumed.tps())
+    session.hand(1.0)
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "d4")) == ["d4"]
+    assert session.tracker.position.ply_count == 5
