@@ -51,6 +51,19 @@ def stacks_reading(
     return BoardReading(size=size, board_found=True, confidence=confidence, squares=squares)
 
 
+def scene_reading(
+    size: int, stacks: Mapping[str, list[tuple[str, str]]], **kwargs
+) -> BoardReading:
+    """A clean reading of a board in the simulated camera's format (colour and kind names)."""
+    players = {"light": WHITE, "dark": 1 - WHITE}
+    stones = {name: stone for stone, name in _KIND_NAME.items()}
+    return stacks_reading(
+        size,
+        {sq: tuple((players[c], stones[k]) for c, k in st) for sq, st in stacks.items() if st},
+        **kwargs,
+    )
+
+
 def position_reading(position: Position, **kwargs) -> BoardReading:
     """A clean reading of `position` (see `stacks_reading` for the confidences)."""
     return stacks_reading(position.size, position.stacks(), **kwargs)
