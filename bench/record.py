@@ -6,9 +6,9 @@
 
 Each game: a seeded size (4-7), length (20-60 plies), camera tilt (0-40 degrees), room and lighting
 (`vision.sim.random_setup`), and a game of legal plies played the way people play
-(`controller.tracking.script`). Every ply is a hand coming in, placing or spreading (sometimes in two
-motions), and leaving; the board then stays still for 1.0-1.6 s; the light drifts throughout. Each
-frame is rendered by the simulated camera at 5 fps and fed to the real recorder
+(`controller.tracking.script`). Every ply is a hand coming in, placing or spreading (sometimes in
+two motions), and leaving; the board then stays still for 1.0-1.6 s; the light drifts throughout.
+Each frame is rendered by the simulated camera at 5 fps and fed to the real recorder
 (`controller.commands.record.Recorder`: the vision reader, then the tracker), exactly as
 `takboard record` does with a folder of frames.
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -91,6 +90,7 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
 
     if reader_kind == "real":
         from vision.reader import BoardReader
+
         from vision.sim import Hand, Scene, random_setup, render
 
         camera, look = random_setup(seed, size, tilt_deg=tilt)
@@ -116,8 +116,8 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
                 hands.append(Hand(tip=shot.hand.tip, from_side=shot.hand.side,
                                   height=shot.hand.height, skin=skin, sleeve=sleeve))  # fmt: skip
             started = time.process_time()
-            frame = render(Scene(size, shot.stacks, hands=hands), camera, look, seed=seed * 1000 + k,
-                           t=t)  # fmt: skip
+            scene = Scene(size, shot.stacks, hands=hands)
+            frame = render(scene, camera, look, seed=seed * 1000 + k, t=t)
             result.render_s += time.process_time() - started
             if write_frames is not None:
                 import cv2
