@@ -19,6 +19,7 @@ from controller import __version__
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
     "controller.commands.vision",
+    "controller.commands.record",
     "controller.commands.games",
     "controller.commands.bench",
 ]

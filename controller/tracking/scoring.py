@@ -31,7 +31,7 @@ from controller.tracking.evidence import SquareEvidence
 W_OCCUPIED = 2.0
 W_COLOR = 1.0
 W_KIND = 1.0
-W_HEIGHT = 0.6
+W_HEIGHT = 0.9
 HEIGHT_CAP = 3.0
 
 _KIND_INDEX = {FLAT: 0, WALL: 1, CAP: 2}
