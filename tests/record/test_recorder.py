@@ -17,7 +17,7 @@ SAME_TOPS = ["e5", "a1", "b1", "e4", "a1>", "e3", "c1", "e2", "c1<", "d5", "3b1+
 
 
 class ShotReader:
-    """Reads the simulated shot itself: a hand, or the true board with the given height confidence."""
+    """Reads the simulated shot itself: a hand, or the true board with this height confidence."""
 
     def __init__(self, size: int, height_confidence: float) -> None:
         self.size, self.height_confidence = size, height_confidence
