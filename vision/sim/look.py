@@ -41,6 +41,7 @@ class Look:
     cap_style: str = "cylinder"  # "cylinder" or "pawn"
     jitter: float = 0.05  # how far pieces sit off the square centre
     # light
+    lighting: str = "overhead"  # the variant random_look drew this from (see LIGHTING)
     light_azimuth_deg: float = 60.0
     light_elevation_deg: float = 60.0
     ambient: float = 0.55
@@ -63,6 +64,69 @@ class Look:
 def _hsv_bgr(h: float, s: float, v: float) -> BGR:
     r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(max(s, 0.0), 1.0), min(max(v, 0.0), 1.0))
     return int(b * 255), int(g * 255), int(r * 255)
+
+
+LIGHTING = ("overhead", "lamp", "window", "dim")
+
+
+def _lighting(rng: np.random.Generator, kind: str) -> dict:
+    """Room light and camera quality for one of the lighting variants.
+
+    overhead: even ceiling light, soft shadows. lamp: one warm lamp from the side, hard shadows, a
+    hotspot and glare. window: cool daylight from one side, brightness falling across the board.
+    dim: an evening room, low exposure, a noisy sensor working hard."""
+    u = rng.uniform
+    glare_count = {"overhead": [0, 0, 1], "lamp": [0, 1, 1, 2], "window": [0, 0, 1], "dim": [0]}
+    glare = tuple(
+        (u(0.15, 0.85), u(0.15, 0.85), u(0.02, 0.08), u(0.01, 0.04), u(40, 160))
+        for _ in range(int(rng.choice(glare_count[kind])))
+    )
+    side = u(0, 2 * np.pi)
+    light = dict(
+        light_azimuth_deg=u(0, 360),
+        light_elevation_deg=u(65, 88),
+        ambient=u(0.5, 0.7),
+        exposure=u(0.85, 1.15),
+        white_balance=(u(0.92, 1.08), u(0.97, 1.03), u(0.92, 1.08)),
+        gradient=(u(-0.2, 0.2), u(-0.2, 0.2)),
+        vignette=u(0.0, 0.3),
+        hotspots=tuple(
+            (u(0, 1), u(0, 1), u(0.3, 0.7), u(-0.15, 0.2)) for _ in range(int(rng.integers(0, 2)))
+        ),
+        glare=glare,
+        shadow_strength=u(0.3, 0.5),
+        drift_amplitude=u(0.02, 0.08),
+        drift_period_s=u(30, 120),
+        blur_sigma=u(0.3, 1.1),
+        noise_sigma=u(0.5, 3.5),
+        jpeg_quality=int(rng.choice([0, 70, 80, 90, 95])),
+    )
+    if kind == "lamp":
+        light.update(
+            light_elevation_deg=u(35, 60),
+            ambient=u(0.35, 0.5),
+            white_balance=(u(0.75, 0.9), u(0.95, 1.02), u(1.1, 1.25)),  # BGR: warm
+            vignette=u(0.2, 0.5),
+            hotspots=((u(0.2, 0.8), u(0.2, 0.8), u(0.2, 0.45), u(0.25, 0.55)),),
+            shadow_strength=u(0.45, 0.7),
+        )
+    elif kind == "window":
+        light.update(
+            light_azimuth_deg=float(np.degrees(side)),
+            light_elevation_deg=u(25, 50),
+            white_balance=(u(1.05, 1.2), u(0.98, 1.03), u(0.85, 0.97)),  # BGR: cool
+            gradient=(0.5 * float(np.cos(side)), -0.5 * float(np.sin(side))),
+            shadow_strength=u(0.35, 0.6),
+            drift_amplitude=u(0.05, 0.15),  # clouds
+        )
+    elif kind == "dim":
+        light.update(
+            exposure=u(0.45, 0.65),
+            noise_sigma=u(4.0, 8.0),
+            blur_sigma=u(0.6, 1.4),
+            jpeg_quality=int(rng.choice([70, 80, 90])),
+        )
+    return light
 
 
 def random_look(seed: int) -> Look:
@@ -91,21 +155,14 @@ def random_look(seed: int) -> Look:
     ][dark_kind]
     table = _hsv_bgr(u(0.0, 1.0), u(0.0, 0.5), u(0.15, 0.7))
     line = _hsv_bgr(wood_h, u(0.3, 0.8), wood_v * u(0.15, 0.45))
-    hotspots = tuple(
-        (u(0.0, 1.0), u(0.0, 1.0), u(0.2, 0.6), u(-0.25, 0.3))
-        for _ in range(int(rng.integers(0, 3)))
-    )
-    glare = tuple(
-        (u(0.15, 0.85), u(0.15, 0.85), u(0.02, 0.08), u(0.01, 0.04), u(40, 160))
-        for _ in range(int(rng.choice([0, 0, 1, 1, 2])))
-    )
+    lighting = str(rng.choice(LIGHTING))
     return Look(
         seed=seed,
         board_color=board,
         grain_color=grain,
         grain_angle_deg=float(rng.choice([0.0, 90.0]) + u(-4, 4)),
         grain_period=u(0.12, 0.45),
-        grain_strength=u(0.15, 0.5),
+        grain_strength=u(0.1, 0.4),
         checker=float(rng.choice([0.0, 0.0, 0.0, u(0.08, 0.2)])),
         board_margin=u(0.85, 1.6),
         board_thickness=u(0.2, 0.6),
@@ -121,21 +178,8 @@ def random_look(seed: int) -> Look:
         round_flats=bool(rng.random() < 0.3),
         cap_style=str(rng.choice(["cylinder", "pawn"])),
         jitter=u(0.0, 0.1),
-        light_azimuth_deg=u(0, 360),
-        light_elevation_deg=u(40, 85),
-        ambient=u(0.4, 0.7),
-        exposure=u(0.75, 1.2),
-        white_balance=(u(0.85, 1.15), u(0.95, 1.05), u(0.85, 1.15)),
-        gradient=(u(-0.3, 0.3), u(-0.3, 0.3)),
-        vignette=u(0.0, 0.4),
-        hotspots=hotspots,
-        glare=glare,
-        shadow_strength=u(0.2, 0.6),
-        drift_amplitude=u(0.02, 0.12),
-        drift_period_s=u(20, 120),
-        blur_sigma=u(0.3, 1.3),
-        noise_sigma=u(0.5, 5.0),
-        jpeg_quality=int(rng.choice([0, 60, 75, 85, 95])),
+        lighting=lighting,
+        **_lighting(rng, lighting),
     )
 
 
@@ -149,8 +193,8 @@ def random_camera(seed: int, size: int, *, tilt_deg: float | None = None) -> Sim
         tilt_deg=tilt,
         yaw_deg=float(rng.uniform(-12, 12)),
         roll_deg=float(rng.uniform(-4, 4)),
-        hfov_deg=float(rng.uniform(50, 75)),
-        fill=float(rng.uniform(0.7, 0.95)),
+        hfov_deg=float(rng.uniform(50, 68)),
+        fill=float(rng.uniform(0.78, 0.95)),
         target_offset=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
     )
 

@@ -181,7 +181,10 @@ def _stack_parts(scene: Scene, square: str, look: Look) -> list[tuple[list[Part]
             angle = math.radians(rng.uniform(-8, 8))
         parts = piece_parts(kind, px, py, z, angle, look.round_flats, look.cap_style)
         base = np.array(look.light_color if colour == "light" else look.dark_color, np.float64)
-        base = base * (1.0 + look.piece_tint * rng.standard_normal(3).clip(-2, 2))
+        # pieces of one set differ mostly in tone, a little in hue
+        tone = look.piece_tint * float(np.clip(rng.standard_normal(), -2, 2))
+        hue = 0.3 * look.piece_tint * rng.standard_normal(3).clip(-2, 2)
+        base = base * (1.0 + tone + hue)
         out.append((parts, base))
         z += geometry.FLAT_THICKNESS
     return out
@@ -223,8 +226,12 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
                 verts = part.verts[facing]
                 img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
                 fixed = np.round(img_pts * _ONE).astype(np.int32)
-                for poly, colour in zip(fixed, colours, strict=True):
+                tops = normals[:, 2] > 0.99
+                for poly, colour, is_top in zip(fixed, colours, tops, strict=True):
                     cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
+                    if is_top:  # the rounded edge of a tile catches less light than its face
+                        edge = (colour * 0.82).tolist()
+                        cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
 
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
@@ -267,7 +274,8 @@ def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
     return out.astype(np.float32) * (1.0 / 255.0)
 
 
-def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray | None) -> None:
+def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray) -> None:
+    """Hands and arms, then a soft darkening towards their outlines so they look round."""
     for hand in scene.hands:
         for poly in hand_polygons(hand):
             fixed = _project_polygon(camera, poly.verts)
@@ -276,8 +284,15 @@ def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarr
             _fill(img, fixed, poly.colour)
             if poly.outline is not None:
                 cv2.polylines(img, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
-            if mask is not None:
-                _fill(mask, fixed, 255, aa=False)
+            _fill(mask, fixed, 255, aa=False)
+    if not mask.any():
+        return
+    small = cv2.resize(mask, (camera.width // 4, camera.height // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), max(1.0, 0.06 * camera.pixels_per_pitch()))
+    inner = cv2.resize(small, (camera.width, camera.height)).astype(np.float32) / 255.0
+    shade = 0.55 + 0.45 * np.clip(inner * 1.6 - 0.3, 0.0, 1.0)
+    region = mask > 0
+    img[region] = (img[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
 
 
 def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
@@ -446,8 +461,9 @@ def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
         factor = 1.0 - look.shadow_strength * shadow
         img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
     _draw_pieces(img, scene, camera, look, stacks)
-    hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
-    _draw_hands(img, scene, camera, hand_mask)
+    hand_mask = np.zeros(img.shape[:2], np.uint8)
+    if scene.hands:
+        _draw_hands(img, scene, camera, hand_mask)
     lit = img.astype(np.float32) * _light_field(camera, look, t)
     glare = _glare(camera, look, t)
     if glare is not None:

@@ -41,22 +41,27 @@ class BoardTexture:
 
 
 def _wood(rng: np.random.Generator, h: int, w: int, ppp: int, look: Look) -> np.ndarray:
-    """Wood grain: growth rings along the grain, bent by slow noise, plus fibre streaks."""
+    """Wood grain: long growth rings along the grain, gently bent, plus fine fibre streaks."""
     ang = math.radians(look.grain_angle_deg)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / ppp
     across = xx * math.sin(ang) - yy * math.cos(ang)
     along = xx * math.cos(ang) + yy * math.sin(ang)
-    warp = cv2.resize(
-        rng.standard_normal((max(h // (ppp // 2), 4), max(w // (ppp // 2), 4))).astype(np.float32),
-        (w, h), interpolation=cv2.INTER_CUBIC,
-    )  # fmt: skip
-    rings = np.sin((across + 0.35 * warp + 0.02 * along) * (2 * math.pi / look.grain_period))
-    rings = np.power(np.abs(rings), 3.0)
-    fibres = rng.standard_normal((h, max(w // 8, 2))).astype(np.float32)
+    # bends: a few slow waves, slow along the grain, a little faster across it
+    bend = np.zeros_like(xx)
+    for _ in range(4):
+        f_along, f_across = rng.uniform(0.05, 0.35), rng.uniform(0.05, 0.5)
+        amp = rng.uniform(0.2, 1.0) * look.grain_period * 2
+        bend += amp * np.sin(
+            2 * math.pi * (f_along * along + f_across * across) + rng.uniform(0, 6.3)
+        )
+    phase = (across + bend) * (2 * math.pi / look.grain_period)
+    rings = np.power(0.5 + 0.5 * np.sin(phase), 2.5)
+    # fibres: noise stretched along the grain
+    fibres = rng.standard_normal((h, max(w // 24, 2))).astype(np.float32)
+    if abs(math.cos(ang)) < 0.5:  # grain runs along y
+        fibres = rng.standard_normal((max(h // 24, 2), w)).astype(np.float32)
     fibres = cv2.resize(fibres, (w, h), interpolation=cv2.INTER_LINEAR)
-    if abs(math.cos(ang)) < 0.5:  # grain runs along y: streaks must too
-        fibres = cv2.resize(rng.standard_normal((max(h // 8, 2), w)).astype(np.float32), (w, h))
-    mix = np.clip(look.grain_strength * rings + 0.06 * fibres, 0.0, 1.0)[..., None]
+    mix = np.clip(look.grain_strength * rings + 0.05 * fibres + 0.04, 0.0, 1.0)[..., None]
     board = np.array(look.board_color, np.float32)
     grain = np.array(look.grain_color, np.float32)
     return board * (1.0 - mix) + grain * mix
