@@ -353,6 +353,8 @@ def _run(args) -> int:
         else:
             game_id = journal.new_game(size=args.size, komi=komi,
                                        tags={"Source": str(source_path)})  # fmt: skip
+    from vision.reader import BoardReader
+
     reader = BoardReader(args.size, corners=corners)
     debug = DebugWriter(args.debug, reader) if args.debug else None
     recorder = Recorder(args.size, reader, komi=komi, journal=journal, game_id=game_id,
