@@ -20,6 +20,9 @@ from controller import __version__
 COMMAND_MODULES = [
     "controller.commands.serve",
     "controller.commands.doctor",
+    "controller.commands.vision",
+    "controller.commands.record",
+    "controller.commands.games",
     "controller.commands.bench",
 ]
 

@@ -1,0 +1,201 @@
+"""`takboard vision SUBCOMMAND ...`: the camera side from the command line.
+
+    takboard vision render TPS -o frame.png [--seed S] [--tilt DEG] [--hand]   a simulated frame
+    takboard vision markers --size N --pitch 50mm -o FILE                      the marker sheet
+
+Each subcommand is a pair `_add_NAME(subparsers)` / `_run_NAME(args)` listed in `SUBCOMMANDS`, so
+adding one (`read`) touches only its own lines. This module is the only place where `controller`
+meets `vision`: a TPS becomes the renderer's `Scene` here; vision never sees the rules engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+# -------------------------------------------------------------------------------------------------
+# render
+
+
+def tps_to_scene(tps: str):
+    """A TPS position -> `vision.sim.Scene` (light = player 1, dark = player 2)."""
+    try:
+        from controller.tak import CAP, FLAT, WALL, WHITE, Position
+    except ImportError as missing:
+        raise ValueError(
+            f"cannot read TPS: the rules engine is not available ({missing})"
+        ) from None
+    from vision.sim import Scene
+
+    position = Position.from_tps(tps)
+    kinds = {FLAT: "flat", WALL: "wall", CAP: "cap"}
+    stacks = {
+        square: [("light" if player == WHITE else "dark", kinds[stone]) for player, stone in stack]
+        for square, stack in position.stacks().items()
+    }
+    return Scene(position.size, stacks)
+
+
+def _parse_leds(text: str, size: int) -> dict[str, tuple[int, int, int]]:
+    """ "a1=ff0000,c3=00ff00" (RGB hex) -> square -> BGR."""
+    from vision.sim.scene import parse_square
+
+    leds = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        square, sep, colour = item.partition("=")
+        if not sep or len(colour) != 6:
+            raise ValueError(f"--leds item {item!r}: expected SQUARE=RRGGBB, e.g. c3=ff8800")
+        parse_square(square, size)
+        try:
+            r, g, b = (int(colour[i : i + 2], 16) for i in (0, 2, 4))
+        except ValueError as bad:
+            raise ValueError(f"--leds item {item!r}: {colour!r} is not RRGGBB hex") from bad
+        leds[square] = (b, g, r)
+    return leds
+
+
+def _truth_json(truth, camera) -> dict:
+    return {
+        "size": truth.size,
+        "image_size": [camera.width, camera.height],
+        "tilt_deg": camera.tilt_deg,
+        "H_img_from_board": truth.H_img_from_board.tolist(),
+        "grid_corners_img": truth.grid_corners_img.tolist(),
+        "marker_corners_img": {str(k): v.tolist() for k, v in truth.marker_corners_img.items()},
+        "markers_visible": {str(k): v for k, v in truth.markers_visible.items()},
+        "hand_present": truth.hand_present,
+        "hand_over_board": truth.hand_over_board,
+        "squares": {
+            name: {
+                "empty": sq.empty,
+                "color": sq.color,
+                "kind": sq.kind,
+                "height": sq.height,
+                "occluded": sq.occluded,
+            }
+            for name, sq in truth.squares.items()
+        },
+    }
+
+
+def _add_render(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "render",
+        help="render a position with the simulated camera",
+        description="Render a TPS position as a simulated camera frame: perspective, markers, "
+        "wood, 3D pieces with shadows, light, noise and JPEG artefacts, all chosen by --seed.",
+    )
+    parser.add_argument("tps", metavar="TPS", help='the position, e.g. "x5/x5/x2,1,x2/x5/x5 1 2"')
+    parser.add_argument("-o", "--output", required=True, type=Path, help="image file to write")
+    parser.add_argument("--seed", type=int, default=0, help="board, room and camera (default 0)")
+    parser.add_argument("--tilt", type=float, help="camera tilt from vertical, 0..40 degrees")
+    parser.add_argument("--hand", action="store_true", help="a hand reaching over the board")
+    parser.add_argument("--leds", default="", help="LEDs lit under squares: a1=ff0000,c3=00ff88")
+    parser.add_argument("--width", type=int, default=1280, help="image width (default 1280)")
+    parser.add_argument("--height", type=int, default=720, help="image height (default 720)")
+    parser.add_argument("--truth", type=Path, help="also write the ground truth as JSON here")
+    parser.set_defaults(_vision_run=_run_render)
+
+
+def _run_render(args) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.sim import random_hand, random_setup, render_frame
+
+    if args.tilt is not None and not 0 <= args.tilt <= 40:
+        return _fail(f"--tilt {args.tilt}: the mount holds the camera 0..40 degrees from vertical")
+    if not (64 <= args.width <= 4096 and 64 <= args.height <= 4096):
+        return _fail(f"image size {args.width}x{args.height} is outside 64..4096")
+    try:
+        scene = tps_to_scene(args.tps)
+        scene.leds = _parse_leds(args.leds, scene.size)
+    except ValueError as bad:  # TPSError is a ValueError and quotes the text
+        return _fail(str(bad))
+    camera, look = random_setup(args.seed, scene.size, tilt_deg=args.tilt)
+    if (args.width, args.height) != (camera.width, camera.height):
+        camera = camera.with_resolution(args.width, args.height)
+    if args.hand:
+        scene.hands.append(random_hand(np.random.default_rng([args.seed, 0x4A2D]), scene))
+    frame = render_frame(scene, camera, look, seed=args.seed)
+    if not cv2.imwrite(str(args.output), frame.image):
+        return _fail(f"{args.output}: could not write the image (unknown extension or no access)")
+    if args.truth:
+        args.truth.write_text(json.dumps(_truth_json(frame.truth, camera), indent=1) + "\n")
+    print(
+        f"wrote {args.output} ({camera.width}x{camera.height}, {scene.size}x{scene.size} board, "
+        f"tilt {camera.tilt_deg:.1f} deg, seed {args.seed}"
+        f"{', hand' if scene.hands else ''})"
+    )
+    return 0
+
+
+# -------------------------------------------------------------------------------------------------
+# markers
+
+
+def _add_markers(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "markers",
+        help="write the printable marker sheet (SVG or PDF, true scale)",
+        description="Write the four ArUco markers and the grid outline at true scale, with a "
+        "100 mm scale bar to check the print. Print at 100 %% (no fit to page).",
+    )
+    parser.add_argument("--size", type=int, required=True, help="board size N (3..8)")
+    parser.add_argument(
+        "--pitch", default="50mm", help="square pitch: 50mm, 5cm, 2in (default 50mm)"
+    )
+    parser.add_argument(
+        "-o", "--output", required=True, type=Path, help="file to write: .svg, .pdf or .png preview"
+    )
+    parser.set_defaults(_vision_run=_run_markers)
+
+
+def _run_markers(args) -> int:
+    from vision.markers import build_sheet, parse_length_mm, write_sheet
+
+    try:
+        pitch = parse_length_mm(args.pitch)
+        path = write_sheet(args.size, pitch, args.output)
+    except ValueError as bad:
+        return _fail(str(bad))
+    except OSError as bad:
+        return _fail(f"{args.output}: {bad}")
+    sheet = build_sheet(args.size, pitch)
+    print(
+        f"wrote {path}: {args.size}x{args.size} grid, pitch {pitch:g} mm, page "
+        f"{sheet.width:.0f} x {sheet.height:.0f} mm; print at 100 % and check the 100 mm bar"
+    )
+    return 0
+
+
+# -------------------------------------------------------------------------------------------------
+
+SUBCOMMANDS = [_add_render, _add_markers]
+
+
+def _fail(message: str) -> int:
+    print(f"takboard vision: {message}", file=sys.stderr)
+    return 2
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "vision",
+        help="camera tools: render simulated frames, print markers, read a frame",
+        description="Camera tools. `takboard vision SUBCOMMAND --help` for each.",
+    )
+    sub = parser.add_subparsers(dest="vision_command", metavar="SUBCOMMAND")
+    for add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def run(args) -> int:
+    handler = getattr(args, "_vision_run", None)
+    if handler is None:
+        print("takboard vision: give a subcommand (see takboard vision --help)", file=sys.stderr)
+        return 2
+    return int(handler(args) or 0)

@@ -1,0 +1,61 @@
+"""`takboard vision render`: a TPS position becomes a camera frame whose truth is that position."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+
+from controller import cli
+from controller.commands.vision import tps_to_scene
+
+TPS = "2,x4/x,12C,x3/x2,1S,21,x/x5/x4,1 1 6"
+
+
+def test_tps_becomes_stacks_bottom_to_top_light_for_player_one():
+    scene = tps_to_scene(TPS)
+    assert scene.size == 5
+    assert scene.stacks["a5"] == [("dark", "flat")]
+    assert scene.stacks["b4"] == [("light", "flat"), ("dark", "cap")]
+    assert scene.stacks["c3"] == [("light", "wall")]
+    assert scene.stacks["d3"] == [("dark", "flat"), ("light", "flat")]
+    assert scene.stacks["e1"] == [("light", "flat")]
+    assert len(scene.stacks) == 5
+
+
+def test_render_writes_the_frame_and_its_truth(tmp_path, capsys):
+    out, truth_path = tmp_path / "frame.png", tmp_path / "truth.json"
+    args = ["vision", "render", TPS, "-o", str(out), "--seed", "3", "--tilt", "30", "--hand"]
+    assert cli.main([*args, "--leds", "c3=ff8800", "--truth", str(truth_path)]) == 0
+    assert "tilt 30.0 deg" in capsys.readouterr().out
+    image = cv2.imread(str(out))
+    assert image.shape == (720, 1280, 3)
+    truth = json.loads(truth_path.read_text())
+    assert truth["size"] == 5 and truth["hand_present"]
+    assert truth["squares"]["b4"] == {
+        "empty": False, "color": "dark", "kind": "cap", "height": 2,
+        "occluded": truth["squares"]["b4"]["occluded"],
+    }  # fmt: skip
+    assert truth["squares"]["a1"]["empty"]
+
+
+def test_render_same_seed_same_file(tmp_path):
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    assert cli.main(["vision", "render", TPS, "-o", str(a), "--seed", "5"]) == 0
+    assert cli.main(["vision", "render", TPS, "-o", str(b), "--seed", "5"]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["x5/x5 1 1"], "x5/x5 1 1"),
+        ([TPS, "--tilt", "55"], "--tilt 55"),
+        ([TPS, "--leds", "z9=ff0000"], "z9"),
+        ([TPS, "--leds", "a1=red"], "RRGGBB"),
+    ],
+)
+def test_render_refuses_bad_input_clearly(tmp_path, capsys, args, message):
+    assert cli.main(["vision", "render", *args, "-o", str(tmp_path / "f.png")]) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,480 @@
+"""Compose one frame: table, board, markers, LED glow, shadows, pieces, hands, light and sensor.
+
+Paint order does the occlusion: stacks from far to near (horizontal distance from the lens), each
+stack bottom to top, hands last. The static part (table, board slab, texture, markers) depends only
+on the look and the camera and is cached, so a source rendering many frames pays for it once.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision import geometry
+from vision.sim.camera import NEAR_PLANE, SimCamera
+from vision.sim.hands import hand_polygons
+from vision.sim.look import Look
+from vision.sim.scene import Scene, parse_square, stack_top_height
+from vision.sim.solids import Part, piece_parts
+from vision.sim.textures import board_texture, table_image
+
+SHIFT = 4  # fillPoly fixed-point bits: vertices to 1/16 pixel
+_ONE = 1 << SHIFT
+
+
+@dataclass(frozen=True)
+class SquareTruth:
+    empty: bool
+    color: str | None  # "light" | "dark" | None
+    kind: str | None  # "flat" | "wall" | "cap" | None
+    height: int
+    occluded: bool  # a hand or arm covers part of the square or its stack in the image
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """What the camera really sees. Image points in pixels, OpenCV convention (pixel centres at
+    integers); board points in pitches (see `vision.geometry`)."""
+
+    size: int
+    H_img_from_board: np.ndarray  # [3, 3], the board plane z = 0
+    grid_corners_img: np.ndarray  # [4, 2], geometry's corner order
+    marker_corners_img: dict[int, np.ndarray]  # id -> [4, 2], ArUco's corner order
+    markers_visible: dict[int, bool]  # False when a hand covers the marker or it leaves the frame
+    squares: dict[str, SquareTruth]
+    hand_present: bool  # any hand or arm pixel in the frame
+    hand_over_board: bool  # a hand or arm over the grid area
+    hand_mask: np.ndarray  # [H, W] bool
+
+
+@dataclass(frozen=True)
+class RenderedFrame:
+    image: np.ndarray  # [H, W, 3] uint8 BGR
+    truth: GroundTruth
+
+
+# ----------------------------------------------------------------------------------------------
+# light
+def light_direction(look: Look) -> np.ndarray:
+    """Unit vector from the board towards the lamp. shape: [3]"""
+    az, el = math.radians(look.light_azimuth_deg), math.radians(look.light_elevation_deg)
+    return np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+
+
+def _to_ground(pts: np.ndarray, light: np.ndarray, z: float = 0.0) -> np.ndarray:
+    """Shadow of world points [N, 3] on the plane at height z, cast away from the lamp."""
+    k = (pts[:, 2] - z) / light[2]
+    return pts - k[:, None] * light
+
+
+# ----------------------------------------------------------------------------------------------
+# polygons
+def _clip_near(cam_pts: np.ndarray) -> np.ndarray:
+    """Clip one polygon [K, 3] (camera frame) to the half space z >= NEAR_PLANE."""
+    out = []
+    k = len(cam_pts)
+    for i in range(k):
+        a, b = cam_pts[i], cam_pts[(i + 1) % k]
+        a_in, b_in = a[2] >= NEAR_PLANE, b[2] >= NEAR_PLANE
+        if a_in:
+            out.append(a)
+        if a_in != b_in:
+            t = (NEAR_PLANE - a[2]) / (b[2] - a[2])
+            out.append(a + t * (b - a))
+    return np.array(out).reshape(-1, 3)
+
+
+def _project_polygon(camera: SimCamera, world: np.ndarray) -> np.ndarray | None:
+    """World polygon [K, 3] -> fixed-point pixel polygon [K', 2] int32; None if behind the lens."""
+    cam = camera.to_camera(world)
+    if (cam[:, 2] < NEAR_PLANE).any():
+        cam = _clip_near(cam)
+        if len(cam) < 3:
+            return None
+    img = camera.cam_to_img(cam)
+    img = np.clip(img, -4 * camera.width, 5 * camera.width)  # keep fixed point in range
+    return np.round(img * _ONE).astype(np.int32)
+
+
+def _fill(img: np.ndarray, poly: np.ndarray, colour, aa: bool = True) -> None:
+    cv2.fillPoly(img, [poly], colour, cv2.LINE_AA if aa else cv2.LINE_8, SHIFT)
+
+
+# ----------------------------------------------------------------------------------------------
+# static background
+def texels_per_pitch(camera: SimCamera) -> int:
+    """Texture density: 1.5x the densest image sampling, a multiple of 10 (see textures.py)."""
+    ppp = camera.pixels_per_pitch() * 1.5
+    return int(min(max(math.ceil(ppp / 10) * 10, 60), 320))
+
+
+@lru_cache(maxsize=4)
+def static_layer(camera: SimCamera, look: Look) -> np.ndarray:
+    """Table, the board's shadow on it, its visible sides, and its top with grid and markers."""
+    size = camera.size
+    img = table_image(look, camera.width, camera.height).copy()
+    tex = board_texture(look, size, texels_per_pitch(camera))
+    light = light_direction(look)
+    x0, y1 = tex.x0, tex.y1
+    x1, y0 = x0 + tex.image.shape[1] / tex.ppp, y1 - tex.image.shape[0] / tex.ppp
+    thick = look.board_thickness
+    top = np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])
+    bottom = top - np.array([0.0, 0.0, thick])
+    # the board's shadow on the table, soft
+    shadow = np.zeros(img.shape[:2], np.uint8)
+    ground = _to_ground(np.concatenate([top, bottom]), light, -thick)
+    hull = cv2.convexHull(camera.project(ground).astype(np.float32)).reshape(-1, 2)
+    _fill(shadow, np.round(hull * _ONE).astype(np.int32), 255)
+    blur = max(3.0, 0.15 * camera.pixels_per_pitch())
+    shadow = cv2.GaussianBlur(shadow, (0, 0), blur)
+    factor = 1.0 - 0.55 * (shadow.astype(np.float32) / 255.0)
+    img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
+    # sides facing the lens
+    lens = camera.centre
+    side_colour = np.array(look.grain_color, np.float64) * 0.75
+    middle = top.mean(0)
+    for i in range(4):
+        j = (i + 1) % 4
+        quad = np.array([top[i], top[j], bottom[j], bottom[i]])
+        outward = (top[i] + top[j]) / 2 - middle
+        outward /= np.linalg.norm(outward)
+        if outward @ (lens - quad.mean(0)) <= 0:
+            continue
+        lit = 0.6 + 0.4 * max(0.0, float(outward @ light))
+        poly = _project_polygon(camera, quad)
+        if poly is not None:
+            _fill(img, poly, tuple(float(c) for c in side_colour * lit))
+    # the top, warped from the texture
+    H = camera.H_img_from_board @ tex.H_board_from_tex
+    cv2.warpPerspective(
+        tex.image, H, (camera.width, camera.height), dst=img, flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_TRANSPARENT,
+    )  # fmt: skip
+    return img
+
+
+# ----------------------------------------------------------------------------------------------
+# pieces
+def _piece_rng(look: Look, square: str, level: int) -> np.random.Generator:
+    """Per-piece randomness that stays put from frame to frame (a piece does not jiggle)."""
+    return np.random.default_rng([look.seed, zlib.crc32(square.encode()), level])
+
+
+def _stack_parts(scene: Scene, square: str, look: Look) -> list[tuple[list[Part], np.ndarray]]:
+    """Per piece: its parts and its base colour (BGR float)."""
+    file, rank = parse_square(square, scene.size)
+    cx, cy = geometry.square_center(file, rank)
+    out = []
+    z = 0.0
+    for level, (colour, kind) in enumerate(scene.stacks[square]):
+        rng = _piece_rng(look, square, level)
+        jitter = look.jitter * (0.6 if level else 1.0)
+        px, py = cx + rng.uniform(-jitter, jitter), cy + rng.uniform(-jitter, jitter)
+        if kind == "wall":
+            angle = math.radians(float(rng.choice([0.0, 45.0, 90.0, -45.0])) + rng.uniform(-10, 10))
+        else:
+            angle = math.radians(rng.uniform(-8, 8))
+        parts = piece_parts(kind, px, py, z, angle, look.round_flats, look.cap_style)
+        base = np.array(look.light_color if colour == "light" else look.dark_color, np.float64)
+        # pieces of one set differ mostly in tone, a little in hue
+        tone = look.piece_tint * float(np.clip(rng.standard_normal(), -2, 2))
+        hue = 0.3 * look.piece_tint * rng.standard_normal(3).clip(-2, 2)
+        base = base * (1.0 + tone + hue)
+        out.append((parts, base))
+        z += geometry.FLAT_THICKNESS
+    return out
+
+
+def _stack_order(scene: Scene, camera: SimCamera) -> list[str]:
+    """Squares with stacks, farthest from the lens (horizontally) first."""
+    lens = camera.centre[:2]
+
+    def dist(square: str) -> float:
+        file, rank = parse_square(square, scene.size)
+        cx, cy = geometry.square_center(file, rank)
+        return -math.hypot(cx - lens[0], cy - lens[1])
+
+    return sorted((sq for sq, st in scene.stacks.items() if st), key=dist)
+
+
+def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
+                 stacks: dict[str, list[tuple[list[Part], np.ndarray]]]) -> None:  # fmt: skip
+    light = light_direction(look)
+    lens = camera.centre
+    for square in _stack_order(scene, camera):
+        for parts, base in stacks[square]:
+            for part in parts:
+                centroids = part.verts.mean(1)
+                view = lens - centroids
+                view /= np.linalg.norm(view, axis=1, keepdims=True)
+                facing = np.einsum("fi,fi->f", part.normals, view) > 1e-6
+                if not facing.any():
+                    continue
+                normals = part.normals[facing]
+                diffuse = np.clip(normals @ light, 0.0, None)
+                half = view[facing] + light
+                half /= np.linalg.norm(half, axis=1, keepdims=True)
+                spec = np.clip(np.einsum("fi,fi->f", normals, half), 0.0, None) ** 24
+                shade = look.ambient + (1.0 - look.ambient) * diffuse
+                colours = base[None, :] * shade[:, None] + (look.gloss * 200.0 * spec)[:, None]
+                colours = np.clip(colours, 0, 255)
+                verts = part.verts[facing]
+                img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
+                fixed = np.round(img_pts * _ONE).astype(np.int32)
+                tops = normals[:, 2] > 0.99
+                for poly, colour, is_top in zip(fixed, colours, tops, strict=True):
+                    cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
+                    if is_top:  # the rounded edge of a tile catches less light than its face
+                        edge = (colour * 0.82).tolist()
+                        cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
+
+
+def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
+                 stacks: dict[str, list[tuple[list[Part], np.ndarray]]]) -> np.ndarray:  # fmt: skip
+    """Soft shadows of stacks and hands on the board, 0..1 float32 [H, W].
+
+    Drawn and blurred at reduced resolution (shadows are soft anyway), which keeps the wide blur
+    of a hand's shadow cheap."""
+    light = light_direction(look)
+    ppp = camera.pixels_per_pitch()
+    size = (camera.width, camera.height)
+
+    def small_mask(scale: int) -> np.ndarray:
+        return np.zeros((camera.height // scale, camera.width // scale), np.uint8)
+
+    def fixed(img_pts: np.ndarray, scale: int) -> np.ndarray:
+        return np.round((img_pts + 0.5) / scale * _ONE - _ONE / 2).astype(np.int32)
+
+    mask = small_mask(2)
+    for pieces in stacks.values():
+        pts = np.concatenate([p.verts.reshape(-1, 3) for parts, _ in pieces for p in parts])
+        ground = camera.project(_to_ground(pts, light))
+        hull = cv2.convexHull(ground.astype(np.float32)).reshape(-1, 2)
+        _fill(mask, fixed(hull, 2), 255)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(0.7, 0.05 * ppp / 2))
+    out = cv2.resize(mask, size, interpolation=cv2.INTER_LINEAR)
+    if scene.hands:
+        hand_mask = small_mask(8)
+        for hand in scene.hands:
+            for poly in hand_polygons(hand):
+                ground = _to_ground(poly.verts, light)
+                cam = camera.to_camera(ground)
+                if (cam[:, 2] < NEAR_PLANE).any():
+                    cam = _clip_near(cam)
+                    if len(cam) < 3:
+                        continue
+                _fill(hand_mask, fixed(camera.cam_to_img(cam), 8), 200)
+        hand_mask = cv2.GaussianBlur(hand_mask, (0, 0), max(1.0, 0.35 * ppp / 8))
+        out = np.maximum(out, cv2.resize(hand_mask, size, interpolation=cv2.INTER_LINEAR))
+    return out.astype(np.float32) * (1.0 / 255.0)
+
+
+def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray) -> None:
+    """Hands and arms, then a soft darkening towards their outlines so they look round."""
+    for hand in scene.hands:
+        for poly in hand_polygons(hand):
+            fixed = _project_polygon(camera, poly.verts)
+            if fixed is None:
+                continue
+            _fill(img, fixed, poly.colour)
+            if poly.outline is not None:
+                cv2.polylines(img, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
+            _fill(mask, fixed, 255, aa=False)
+    if not mask.any():
+        return
+    small = cv2.resize(mask, (camera.width // 4, camera.height // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), max(1.0, 0.06 * camera.pixels_per_pitch()))
+    inner = cv2.resize(small, (camera.width, camera.height)).astype(np.float32) / 255.0
+    shade = 0.55 + 0.45 * np.clip(inner * 1.6 - 0.3, 0.0, 1.0)
+    region = mask > 0
+    img[region] = (img[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
+
+
+def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
+    """Light from LEDs under the squares shining through the wood: a soft coloured glow."""
+    if not scene.leds:
+        return
+    glow = np.zeros_like(img)
+    ring = np.linspace(0, 2 * math.pi, 20, endpoint=False)
+    for square, colour in scene.leds.items():
+        file, rank = parse_square(square, scene.size)
+        cx, cy = geometry.square_center(file, rank)
+        disk = np.stack([cx + 0.28 * np.cos(ring), cy + 0.28 * np.sin(ring)], -1)
+        poly = np.round(camera.project(disk) * _ONE).astype(np.int32)
+        _fill(glow, poly, tuple(float(c) for c in colour))
+    glow = cv2.GaussianBlur(glow, (0, 0), max(2.0, 0.12 * camera.pixels_per_pitch()))
+    cv2.add(img, glow, dst=img)
+
+
+# ----------------------------------------------------------------------------------------------
+# light field and sensor
+def _light_field(camera: SimCamera, look: Look, t: float) -> np.ndarray:
+    """Multiplicative light, [H, W, 3] float32: exposure with slow drift, white balance, a gradient
+    across the room, vignetting and broad hotspots that wander a little as time goes by."""
+    w, h = 64, 36
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u, v = (xx + 0.5) / w, (yy + 0.5) / h
+    phase = (look.seed % 97) / 97 * 2 * math.pi
+    drift = 1.0 + look.drift_amplitude * math.sin(2 * math.pi * t / look.drift_period_s + phase)
+    field = (
+        look.exposure * drift * (1.0 + look.gradient[0] * (u - 0.5) + look.gradient[1] * (v - 0.5))
+    )
+    r2 = ((u - 0.5) * 16 / 9) ** 2 + (v - 0.5) ** 2
+    field = field * (1.0 - look.vignette * r2 / 1.1)
+    wander = 0.05 * math.sin(2 * math.pi * t / (1.7 * look.drift_period_s) + phase)
+    for hx, hy, radius, gain in look.hotspots:
+        d2 = (u - hx - wander) ** 2 * (16 / 9) ** 2 + (v - hy) ** 2
+        field = field * (1.0 + gain * np.exp(-d2 / (2 * radius**2)))
+    field3 = np.clip(field, 0.05, 3.0)[..., None] * np.array(look.white_balance, np.float32)
+    return cv2.resize(field3.astype(np.float32), (camera.width, camera.height))
+
+
+def _glare(camera: SimCamera, look: Look, t: float) -> np.ndarray | None:
+    """Specular glare spots (the lamp reflected in a varnished board), additive, [H, W] float32."""
+    if not look.glare:
+        return None
+    w, h = camera.width // 4, camera.height // 4
+    spots = np.zeros((h, w), np.float32)
+    wobble = 0.01 * math.sin(2 * math.pi * t / look.drift_period_s)
+    for gx, gy, rx, ry, strength in look.glare:
+        centre = (int((gx + wobble) * w), int(gy * h))
+        axes = (max(1, int(rx * w)), max(1, int(ry * w)))
+        cv2.ellipse(
+            spots, centre, axes, 20.0 * (gx - 0.5), 0, 360, float(strength), -1, cv2.LINE_AA
+        )
+    spots = cv2.GaussianBlur(spots, (0, 0), max(1.0, 0.01 * w))
+    return cv2.resize(spots, (camera.width, camera.height))
+
+
+def _sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray:
+    """Lens blur, sensor noise and JPEG compression, in that order."""
+    if look.blur_sigma > 0.05:
+        img = cv2.GaussianBlur(img, (0, 0), look.blur_sigma)
+    if look.noise_sigma > 0:
+        noise = np.empty(img.shape, np.int16)
+        cv2.setRNGSeed(int(rng.integers(1 << 31)))
+        cv2.randn(noise, 0, look.noise_sigma)
+        img = cv2.add(img, noise, dtype=cv2.CV_8U)
+    if look.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
+        if ok:
+            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+# ----------------------------------------------------------------------------------------------
+# truth
+def _hand_mask(scene: Scene, camera: SimCamera) -> np.ndarray:
+    mask = np.zeros((camera.height, camera.width), np.uint8)
+    for hand in scene.hands:
+        for poly in hand_polygons(hand):
+            fixed = _project_polygon(camera, poly.verts)
+            if fixed is not None:
+                _fill(mask, fixed, 255, aa=False)
+    return mask
+
+
+def ground_truth(
+    scene: Scene, camera: SimCamera, hand_mask: np.ndarray | None = None
+) -> GroundTruth:
+    """Where everything is in the image, without rendering it."""
+    if scene.size != camera.size:
+        raise ValueError(
+            f"scene is {scene.size}x{scene.size} but the camera frames a {camera.size}"
+        )
+    mask = _hand_mask(scene, camera) if hand_mask is None else hand_mask
+    hmask = mask > 0
+    h, w = hmask.shape
+
+    def covered(img_pts: np.ndarray) -> bool:
+        xi = np.round(img_pts[:, 0]).astype(int)
+        yi = np.round(img_pts[:, 1]).astype(int)
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        return bool(hmask[yi[inside], xi[inside]].any())
+
+    n = scene.size
+    markers = {i: camera.project(c) for i, c in geometry.all_marker_corners(n).items()}
+    visible = {}
+    for i, corners in markers.items():
+        inside = (
+            (corners[:, 0] >= 0) & (corners[:, 0] < w) & (corners[:, 1] >= 0) & (corners[:, 1] < h)
+        )
+        box = geometry.marker_corners(n, i)
+        samples = np.array([[x, y] for x in np.linspace(box[:, 0].min(), box[:, 0].max(), 5)
+                            for y in np.linspace(box[:, 1].min(), box[:, 1].max(), 5)])  # fmt: skip
+        visible[i] = bool(inside.all()) and not covered(camera.project(samples))
+    grid = np.linspace(0.05, 0.95, 4)
+    squares = {}
+    for r in range(n):
+        for f in range(n):
+            name = geometry.square_name(f, r)
+            stack = scene.stacks.get(name, [])
+            top_z = stack_top_height(stack)
+            pts = np.array([[f + a, r + b, z] for a in grid for b in grid for z in (0.0, top_z)])
+            squares[name] = SquareTruth(
+                empty=not stack,
+                color=stack[-1][0] if stack else None,
+                kind=stack[-1][1] if stack else None,
+                height=len(stack),
+                occluded=covered(camera.project(pts)),
+            )
+    grid_img = camera.project(geometry.grid_corners(n))
+    over_board = False
+    if hmask.any():
+        board_mask = np.zeros_like(mask)
+        _fill(board_mask, np.round(grid_img * _ONE).astype(np.int32), 255, aa=False)
+        over_board = bool((hmask & (board_mask > 0)).any())
+    return GroundTruth(
+        size=n,
+        H_img_from_board=camera.H_img_from_board,
+        grid_corners_img=grid_img,
+        marker_corners_img=markers,
+        markers_visible=visible,
+        squares=squares,
+        hand_present=bool(hmask.any()),
+        hand_over_board=over_board,
+        hand_mask=hmask,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
+                 t: float = 0.0) -> RenderedFrame:  # fmt: skip
+    """Render `scene` and return the image with its ground truth. `seed` drives the per-frame sensor
+    noise only; `t` (seconds) drives the slow lighting drift."""
+    if scene.size != camera.size:
+        raise ValueError(
+            f"scene is {scene.size}x{scene.size} but the camera frames a {camera.size}"
+        )
+    scene.validate()
+    rng = np.random.default_rng([seed, look.seed, 0xF4A])
+    img = static_layer(camera, look).copy()
+    _draw_leds(img, scene, camera)
+    stacks = {sq: _stack_parts(scene, sq, look) for sq, st in scene.stacks.items() if st}
+    if stacks or scene.hands:
+        shadow = _shadow_mask(scene, camera, look, stacks)
+        factor = 1.0 - look.shadow_strength * shadow
+        img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
+    _draw_pieces(img, scene, camera, look, stacks)
+    hand_mask = np.zeros(img.shape[:2], np.uint8)
+    if scene.hands:
+        _draw_hands(img, scene, camera, hand_mask)
+    lit = img.astype(np.float32) * _light_field(camera, look, t)
+    glare = _glare(camera, look, t)
+    if glare is not None:
+        lit += glare[..., None]
+    img = np.clip(lit, 0, 255).astype(np.uint8)
+    img = _sensor(img, look, rng)
+    return RenderedFrame(img, ground_truth(scene, camera, hand_mask))
+
+
+def render(
+    scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0, t: float = 0.0
+) -> np.ndarray:
+    """Render `scene`: [H, W, 3] uint8 BGR. See `render_frame` for the ground truth too."""
+    return render_frame(scene, camera, look, seed=seed, t=t).image
