@@ -19,6 +19,8 @@ RUN_PACKAGES="python3 python3-venv python3-dev libgl1 libglib2.0-0 gcc make pkg-
 gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev sqlite3"
 #   chromium chromium-driver        browser tests of the web page;  clang: the firmware fuzzer
 TEST_PACKAGES="chromium chromium-driver clang"
+#   libclang-rt-14-dev             libFuzzer and sanitizer runtimes for clang (`make -C firmware fuzz`)
+TEST_PACKAGES="$TEST_PACKAGES libclang-rt-14-dev"
 
 missing_packages() {
     local missing=()

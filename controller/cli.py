@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "controller.commands.record",
     "controller.commands.games",
     "controller.commands.bench",
+    "controller.commands.leds",
 ]
 
 

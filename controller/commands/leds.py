@@ -1,0 +1,199 @@
+"""`takboard leds demo|test`: show the LED scenes, or light each square in turn (wiring check).
+
+`--port` takes a device path (/dev/ttyUSB0), a pyserial URL, a pty path, or `sim` for the real
+firmware under the emulator; without it the board is found by USB VID:PID. With `sim` the terminal
+shows what the emulated LEDs really latched (decoded from the data pin); with a real board it shows
+the frame sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+from controller.leds import scenes
+from controller.leds.emulator import EmulatedBoard, EmulatorError
+from controller.leds.frame import Animation, Effect, LedFrame, square_names
+from controller.leds.layout import DEFAULT_CONFIG_PATH, LayoutError, LedConfig, load_config
+from controller.leds.link import LedLink, LinkError
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "leds",
+        help="LED board: cycle the scenes (demo) or light each square in turn (test)",
+        description="Drive the LED board over its serial link. PORT is a device path, a pyserial "
+        "URL, a pty path, or 'sim' for the real firmware under the emulator; omitted: find the "
+        "board by USB VID:PID.",
+    )
+    actions = parser.add_subparsers(dest="leds_action", metavar="ACTION", required=True)
+    for name, text in (
+        ("demo", "cycle through every scene (last move, hint, illegal, ...)"),
+        ("test", "light each square in turn, a1 first, for a wiring check"),
+    ):
+        sub = actions.add_parser(name, help=text, description=text)
+        sub.add_argument("--port", help="device path, pyserial URL, pty path, or 'sim'")
+        sub.add_argument(
+            "--config",
+            type=Path,
+            default=DEFAULT_CONFIG_PATH,
+            help="LED config (default: %(default)s)",
+        )
+        sub.add_argument(
+            "--seconds",
+            type=float,
+            default=4.0 if name == "demo" else 0.5,
+            help="time per scene (demo) or per square (test) (default: %(default)s)",
+        )
+        sub.add_argument("--loops", type=int, default=1, help="how many rounds (default: 1)")
+        sub.add_argument(
+            "--no-picture", action="store_true", help="do not draw the board in the terminal"
+        )
+    return parser
+
+
+def run(args) -> int:
+    try:
+        config = load_config(args.config) if args.config.exists() else LedConfig()
+    except LayoutError as error:
+        print(f"takboard leds: {error}", file=sys.stderr)
+        return 2
+    with ExitStack() as stack:
+        board = None
+        port = args.port
+        if port == "sim":
+            print("starting the emulated LED board (building the firmware if needed) ...")
+            try:
+                board = stack.enter_context(EmulatedBoard(baud=config.baud))
+            except EmulatorError as error:
+                print(f"takboard leds: {error}", file=sys.stderr)
+                return 1
+            port = board.port
+        if port and "://" not in port and not os.path.exists(port):
+            print(
+                f"takboard leds: no such port {port!r} (a device path, a pyserial URL, or 'sim')",
+                file=sys.stderr,
+            )
+            return 2
+        link = stack.enter_context(LedLink(port, config=config))
+        if not link.wait_ready(10.0):
+            print(
+                f"takboard leds: no LED board answered on {link.port}: "
+                f"{link.health().last_error or 'still connecting'}",
+                file=sys.stderr,
+            )
+            return 1
+        info = link.health().firmware
+        print(
+            f"connected to {link.port}: firmware {info.firmware_version if info else '?'}, "
+            f"{config.size}x{config.size} squares"
+        )
+        pictures = demo_scenes(config.size) if args.leds_action == "demo" else wiring_steps(config)
+        try:
+            for _ in range(max(1, args.loops)):
+                for title, picture in pictures():
+                    mark = board.mark() if board else 0
+                    link.show_blocking(picture, timeout=5.0)
+                    print(f"\n{title}")
+                    if not args.no_picture:
+                        print(draw(picture_colours(picture, board, config, mark), config.size))
+                    time.sleep(args.seconds)
+        except LinkError as error:
+            print(f"takboard leds: {error}", file=sys.stderr)
+            return 1
+        health = link.health()
+        print(
+            f"\ndone: {health.frames_acked} frames acked, {health.retries} retries, "
+            f"{health.errors} errors"
+        )
+    return 0
+
+
+def demo_scenes(size: int):
+    """Every scene on example game states that fit any board size 3..8."""
+    from controller.tak import Ply, Position
+
+    def scenes_of() -> Iterator[tuple[str, LedFrame | Animation]]:
+        last = "abcdefgh"[size - 1]
+        yield "idle: the four corners breathe dimly", scenes.idle(size)
+        yield "last move a1 (a placement): orange", scenes.last_move(size, Ply.from_ptn("a1"))
+        spread = Ply.from_ptn("2a1>11")
+        yield "last move 2a1>11: origin blue, drops orange", scenes.last_move(size, spread)
+        yield (
+            "hint 3a1>21: origin pulses blue; b1 flashes twice, c1 once",
+            scenes.hint(size, Ply.from_ptn("3a1>21")),
+        )
+        yield "hint Cb2 (capstone): b2 flashes three times", scenes.hint(size, Ply.from_ptn("Cb2"))
+        yield (
+            "illegal move: b1 and c1 blink white fast over the last move",
+            scenes.illegal(size, ["b1", "c1"], spread),
+        )
+        yield (
+            "resync: a2 and b3 differ from the record, pulsing white",
+            scenes.resync(size, ["a2", "b3"]),
+        )
+        rank1 = "1,2,12" + (f",x{size - 3}" if size > 3 else "")
+        tps = "/".join([f"x{size}"] * (size - 1) + [rank1]) + " 1 3"
+        yield (
+            "setup: a1 white piece, b1 blue piece, c1 a stack (blinks)",
+            scenes.setup(Position.from_tps(tps), done=()),
+        )
+        road = [f"a{rank}" for rank in range(1, size + 1)]
+        yield f"road win for player 1: a1..a{size} white", scenes.road_win(size, road, 0)
+        yield (
+            f"road win for player 2: a1..{last}1 blue",
+            scenes.road_win(size, [f"{f}1" for f in "abcdefgh"[:size]], 1),
+        )
+        yield "all off", LedFrame.off(size)
+
+    return scenes_of
+
+
+def wiring_steps(config: LedConfig):
+    def steps() -> Iterator[tuple[str, LedFrame]]:
+        for i, square in enumerate(square_names(config.size)):
+            leds = config.leds(square)
+            yield (
+                f"square {square}: LED {leds[0]}" + (f"..{leds[-1]}" if len(leds) > 1 else ""),
+                scenes.wiring_test(config.size, i),
+            )
+        yield "all off", LedFrame.off(config.size)
+
+    return steps
+
+
+def picture_colours(picture, board: EmulatedBoard | None, config: LedConfig, mark: int):
+    """What to draw: the colours the emulated LEDs latched, or the frame as sent (real board)."""
+    frame = picture.steps[0][0] if isinstance(picture, Animation) else picture
+    if board is not None:
+        try:
+            latch = board.wait_for_leds(lambda latch: True, timeout=2.0, after=mark)
+            return {sq: (rgb, "") for sq, rgb in latch.squares(config).items()}
+        except EmulatorError:
+            pass
+    marks = {Effect.BLINK: "*", Effect.PULSE: "~"}
+    return {
+        sq: (
+            (light.colour.r, light.colour.g, light.colour.b) if not light.is_off else (0, 0, 0),
+            marks.get(light.effect, ""),
+        )
+        for sq, light in frame
+    }
+
+
+def draw(colours: dict[str, tuple[tuple[int, int, int], str]], size: int) -> str:
+    """The board as coloured cells, rank `size` at the top like the real board seen by player 1."""
+    rows = []
+    for rank in range(size, 0, -1):
+        cells = []
+        for file in "abcdefgh"[:size]:
+            (r, g, b), mark = colours.get(f"{file}{rank}", ((0, 0, 0), ""))
+            cells.append(f"\x1b[48;2;{r};{g};{b}m {mark or ' '} \x1b[0m")
+        rows.append(f"{rank} " + "".join(cells))
+    rows.append("  " + "".join(f" {f} " for f in "abcdefgh"[:size]))
+    return "\n".join(rows)

@@ -1,0 +1,646 @@
+"""The serial link to the LED board: handshake, stop-and-wait frames, reconnect, health.
+
+One worker thread owns the port and does all serial I/O, so the caller's asyncio loop never waits on
+a serial read. The caller only states what the board should show:
+
+    link = LedLink("/dev/ttyUSB0", config=load_config(path))   # or a pty path, or loop://
+    link.start()
+    link.set_frame(frame)          # returns at once; the newest frame wins
+    await link.show(frame)         # the same, then waits for the ack of it (or of a newer one)
+    link.health()                  # connected?, last ack, retries, errors, firmware INFO
+
+Why the worker does what it does (firmware/PROTOCOL.md):
+- The Nano resets when the port opens and pyserial drops what arrived before, so every connection
+  starts with PING until PONG, then HELLO -> INFO, then SET_CONFIG when the board's configuration
+  differs from ours (a reset forgets it).
+- Stop-and-wait with a wake byte: 0x00, a pause of `wake_guard_us`, then the frame, then nothing
+  until the reply or the reply timeout. The AVR drops serial bytes while it writes the LEDs.
+- SET_FRAME carries the whole picture, so a retry or a reconnect simply sends the current one again.
+- A keepalive HELLO every second feeds the firmware's host-loss watchdog and notices a board that
+  reset behind our back (INFO says "waiting for host"): then the current frame goes out again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import serial
+
+from controller.leds.frame import Animation, LedFrame
+from controller.leds.framing import StreamDecoder, encode_frame
+from controller.leds.layout import LedConfig
+from controller.leds.ports import NoBoardFoundError, find_board_port
+from controller.leds.protocol import (
+    DEFAULT_WAKE_GUARD_US,
+    PROTOCOL_VERSION,
+    RETRYABLE_NAKS,
+    WAKE_BYTE,
+    FirmwareInfo,
+    MsgType,
+    NakCode,
+    ProtocolError,
+    Reply,
+    Stats,
+    parse_reply,
+    request_payload,
+    set_brightness_body,
+    set_config_body,
+    set_frame_body,
+)
+from controller.leds.reconnect import Backoff, LinkState, ReconnectLog
+
+log = logging.getLogger("controller.leds.link")
+
+DEFAULT_BAUD = 250000
+
+
+class LinkError(Exception):
+    """Anything that went wrong on the LED link; the message names the port and, where there is
+    one, the frame."""
+
+    def __init__(self, message: str, *, port: str, frame: str | None = None) -> None:
+        self.port = port
+        self.frame = frame
+        self.reason = message
+        where = f" while sending {frame}" if frame else ""
+        super().__init__(f"LED link {port}{where}: {message}")
+
+
+class LinkTimeout(LinkError):
+    """No (matching) reply in time, or a frame not shown in time."""
+
+
+class LinkNak(LinkError):
+    """The firmware refused a request for a reason a retry cannot fix (BAD_VALUE, ...)."""
+
+    def __init__(self, message: str, *, port: str, frame: str | None, code: int) -> None:
+        super().__init__(message, port=port, frame=frame)
+        self.code = code
+
+
+class LinkLost(LinkError):
+    """The port went away or stopped answering; the link reconnects by itself."""
+
+
+class LinkProtocolError(LinkError):
+    """The other end does not speak this protocol version."""
+
+
+class LinkClosed(LinkError):
+    """The link was stopped."""
+
+
+@dataclass(frozen=True)
+class LinkHealth:
+    port: str
+    state: LinkState
+    last_ack_age_s: float | None  # seconds since the last reply of any kind, None before the first
+    frames_sent: int  # SET_FRAME requests written (retries included)
+    frames_acked: int
+    retries: int  # requests sent again after a timeout or a retryable NAK
+    errors: int  # bad frames received, timeouts, NAKs, lost ports
+    reconnects: int  # successful handshakes after the first
+    firmware: FirmwareInfo | None
+    last_error: str | None
+
+    @property
+    def connected(self) -> bool:
+        return self.state is LinkState.READY
+
+
+Picture = LedFrame | Animation
+
+
+def _describe(picture: Picture | None) -> str:
+    if picture is None:
+        return "nothing"
+    if isinstance(picture, Animation):
+        return f"an animation of {len(picture.steps)} steps"
+    return f"a {picture.size}x{picture.size} frame with {len(picture.lit())} lit squares"
+
+
+class LedLink:
+    """Owns one serial port to the LED board; see the module docstring."""
+
+    def __init__(
+        self,
+        port: str | None = None,
+        *,
+        config: LedConfig | None = None,
+        baudrate: int | None = None,
+        reply_timeout: float = 0.25,
+        retries: int = 3,
+        keepalive: float = 1.0,
+        handshake_timeout: float = 3.0,
+        backoff: Backoff | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        open_port: Callable[..., serial.SerialBase] = serial.serial_for_url,
+    ) -> None:
+        self._port_arg = port
+        self.port = port or "(auto: USB VID:PID)"
+        self.config = config
+        self.baudrate = baudrate or (config.baud if config else DEFAULT_BAUD)
+        self.reply_timeout = reply_timeout
+        self.retries = retries
+        self.keepalive = keepalive
+        self.handshake_timeout = handshake_timeout
+        self._backoff = backoff or Backoff()
+        self._clock = clock
+        self._open_port = open_port
+        self._reconnect_log = ReconnectLog(self.port)
+
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        # What the caller wants (guarded by _cond).
+        self._desired: Picture | None = None
+        self._desired_since = 0.0
+        self._generation = 0
+        self._brightness: int | None = config.brightness if config else None
+        self._waiters: list[tuple[int, concurrent.futures.Future]] = []
+        self._jobs: deque[tuple[MsgType, bytes, concurrent.futures.Future]] = deque()
+        # Health (written by the worker, read under _cond).
+        self._state = LinkState.STOPPED
+        self._last_reply_at: float | None = None
+        self._frames_sent = self._frames_acked = self._retries = self._errors = 0
+        self._handshakes = 0
+        self._info: FirmwareInfo | None = None
+        self._last_error: str | None = None
+        # Worker-only state.
+        self._serial: serial.SerialBase | None = None
+        self._decoder = StreamDecoder()
+        self._seq = 0
+        self._guard_s = DEFAULT_WAKE_GUARD_US / 1e6
+        self._shown: LedFrame | None = None  # what the firmware acked last on this connection
+        self._shown_brightness: int | None = None
+
+    # ----------------------------------------------------------------- caller side (any thread)
+
+    def start(self) -> LedLink:
+        """Start the worker (idempotent). Connecting happens in the background."""
+        with self._cond:
+            if self._thread is not None:
+                return self
+            self._stopping = False
+            self._thread = threading.Thread(target=self._run, name="led-link", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """Stop the worker and close the port (idempotent). Pending waiters get LinkClosed."""
+        with self._cond:
+            thread, self._thread = self._thread, None
+            self._stopping = True
+            self._cond.notify_all()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        with self._cond:
+            self._fail_pending(LinkClosed("the link was stopped", port=self.port))
+            self._state = LinkState.STOPPED
+
+    def __enter__(self) -> LedLink:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def set_frame(self, picture: Picture) -> concurrent.futures.Future:
+        """Make `picture` the board's desired state; returns at once (latest wins).
+
+        The returned future completes when the firmware has acked this picture or a newer one,
+        and fails with LinkNak if the firmware refused it, or LinkClosed on stop().
+        """
+        if not isinstance(picture, LedFrame | Animation):
+            raise TypeError(
+                f"set_frame wants an LedFrame or Animation, got {type(picture).__name__}"
+            )
+        size = picture.size
+        if self.config is not None and size > self.config.size:
+            raise ValueError(
+                f"a {size}x{size} picture does not fit the {self.config.size}x{self.config.size} "
+                f"LED board of the configuration"
+            )
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._cond:
+            self._generation += 1
+            self._desired = picture
+            self._desired_since = self._clock()
+            self._waiters.append((self._generation, future))
+            self._cond.notify_all()
+        return future
+
+    async def show(self, picture: Picture, timeout: float | None = 2.0) -> None:
+        """Set the picture and wait (without blocking the event loop) until the board shows it."""
+        future = self.set_frame(picture)
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            raise LinkTimeout(
+                f"not shown within {timeout} s (link {self._state.value})",
+                port=self.port,
+                frame=_describe(picture),
+            ) from None
+
+    def show_blocking(self, picture: Picture, timeout: float | None = 2.0) -> None:
+        """The same as `show` for plain (non-async) callers such as the CLI."""
+        try:
+            self.set_frame(picture).result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise LinkTimeout(
+                f"not shown within {timeout} s (link {self._state.value})",
+                port=self.port,
+                frame=_describe(picture),
+            ) from None
+
+    def set_brightness(self, brightness: int) -> None:
+        set_brightness_body(brightness)  # checks the range here, in the caller's thread
+        with self._cond:
+            self._brightness = brightness
+            self._cond.notify_all()
+
+    def request_stats(self) -> concurrent.futures.Future:
+        """GET_STATS through the worker (it owns the port); the future gives a `Stats`."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._cond:
+            self._jobs.append((MsgType.GET_STATS, b"", future))
+            self._cond.notify_all()
+        return future
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Block until the link is READY (for scripts and tests); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._state is not LinkState.READY:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+        return True
+
+    @property
+    def state(self) -> LinkState:
+        return self._state
+
+    def health(self) -> LinkHealth:
+        with self._cond:
+            age = None if self._last_reply_at is None else self._clock() - self._last_reply_at
+            return LinkHealth(
+                port=self.port,
+                state=self._state,
+                last_ack_age_s=age,
+                frames_sent=self._frames_sent,
+                frames_acked=self._frames_acked,
+                retries=self._retries,
+                errors=self._errors,
+                reconnects=max(0, self._handshakes - 1),
+                firmware=self._info,
+                last_error=self._last_error,
+            )
+
+    # ----------------------------------------------------------------- worker thread
+
+    def _set_state(self, state: LinkState) -> None:
+        with self._cond:
+            self._state = state
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            self._set_state(LinkState.CONNECTING)
+            try:
+                self._connect()
+                self._set_state(LinkState.HANDSHAKING)
+                description = self._handshake()
+                with self._cond:
+                    self._handshakes += 1
+                self._backoff.reset()
+                self._reconnect_log.connected(description)
+                self._set_state(LinkState.READY)
+                self._serve()
+            except (LinkError, NoBoardFoundError) as error:
+                if self._stopping:
+                    break
+                self._note_error(error)
+                self._reconnect_log.failed(error)
+            finally:
+                self._close()
+            if self._stopping:
+                break
+            self._set_state(LinkState.DISCONNECTED)
+            delay = self._backoff.next_delay()
+            with self._cond:
+                if not self._stopping:
+                    self._cond.wait(delay)
+        self._set_state(LinkState.STOPPED)
+
+    def _note_error(self, error: BaseException) -> None:
+        with self._cond:
+            self._errors += 1
+            self._last_error = str(error)
+
+    def _connect(self) -> None:
+        port = self._port_arg or find_board_port()
+        if self._port_arg is None and port != self.port:
+            self.port = port
+            self._reconnect_log.port = port
+        try:
+            ser = self._open_port(port, baudrate=self.baudrate, timeout=0.02, write_timeout=1.0)
+        except (serial.SerialException, OSError, ValueError) as error:
+            raise LinkLost(f"cannot open: {error}", port=port) from None
+        with contextlib.suppress(serial.SerialException, OSError):
+            ser.reset_input_buffer()
+        self._serial = ser
+        self._decoder.reset()
+        self._shown = None
+        self._shown_brightness = None
+        self._guard_s = DEFAULT_WAKE_GUARD_US / 1e6
+
+    def _close(self) -> None:
+        ser, self._serial = self._serial, None
+        if ser is not None:
+            with contextlib.suppress(Exception):
+                ser.close()
+
+    def _handshake(self) -> str:
+        token = os.urandom(4)
+        deadline = time.monotonic() + self.handshake_timeout
+        while True:
+            if self._stopping:
+                raise LinkClosed("the link was stopped", port=self.port)
+            try:
+                reply = self._exchange(MsgType.PING, token, "PING", self.reply_timeout)
+            except LinkTimeout:
+                if time.monotonic() > deadline:
+                    raise LinkTimeout(
+                        f"no PONG within {self.handshake_timeout} s: is this the LED board with "
+                        f"takboard firmware, built for {self.baudrate} baud?",
+                        port=self.port,
+                    ) from None
+                continue
+            if reply.type is MsgType.PONG and reply.body == token:
+                break
+        info = self._hello()
+        if info.protocol_version != PROTOCOL_VERSION:
+            raise LinkProtocolError(
+                f"firmware speaks protocol {info.protocol_version}, this host {PROTOCOL_VERSION}",
+                port=self.port,
+            )
+        if self.config is not None and not info.matches(self.config):
+            self._request(MsgType.SET_CONFIG, set_config_body(self.config), "SET_CONFIG")
+            info = self._hello()
+        return (
+            f"firmware {info.firmware_version}, {info.board_size}x{info.board_size} squares, "
+            f"{info.led_count} LEDs, budget {info.budget_ma} mA, baud {info.baud or 'n/a'}"
+        )
+
+    def _hello(self) -> FirmwareInfo:
+        reply = self._request(MsgType.HELLO, b"", "HELLO")
+        try:
+            info = FirmwareInfo.parse(reply.body)
+        except ProtocolError as error:
+            raise LinkProtocolError(str(error), port=self.port) from None
+        self._guard_s = info.wake_guard_us / 1e6
+        with self._cond:
+            self._info = info
+        return info
+
+    def _serve(self) -> None:
+        shown_key: tuple[int, int] | None = None
+        while True:
+            with self._cond:
+                if self._stopping:
+                    return
+                job = self._jobs.popleft() if self._jobs else None
+                generation, picture, since = self._generation, self._desired, self._desired_since
+                brightness = self._brightness
+            if job is not None:
+                self._run_job(*job)
+                continue
+            if brightness is not None and brightness != self._shown_brightness:
+                self._request(
+                    MsgType.SET_BRIGHTNESS, set_brightness_body(brightness), "SET_BRIGHTNESS"
+                )
+                self._shown_brightness = brightness
+                continue
+            step_left = None
+            if picture is not None:
+                frame, step, step_left = self._current_step(picture, since)
+                if (generation, step) != shown_key:
+                    self._show(frame, generation)
+                    shown_key = (generation, step)
+                    continue
+            idle = self._clock() - (self._last_reply_at or 0.0)
+            if idle >= self.keepalive:
+                self._keepalive()
+                continue
+            timeout = self.keepalive - idle
+            if step_left is not None:
+                timeout = min(timeout, step_left)
+            with self._cond:
+                if (
+                    not self._stopping
+                    and not self._jobs
+                    and self._generation == generation
+                    and self._brightness == brightness
+                ):
+                    self._cond.wait(max(timeout, 0.001))
+
+    def _current_step(self, picture: Picture, since: float) -> tuple[LedFrame, int, float | None]:
+        if isinstance(picture, LedFrame):
+            return picture, 0, None
+        index, left = picture.step_at(self._clock() - since)
+        return picture.steps[index][0], index, left
+
+    def _show(self, frame: LedFrame, generation: int) -> None:
+        if frame != self._shown:
+            board_size = self._info.board_size if self._info else frame.size
+            try:
+                body = set_frame_body(frame, board_size)
+                self._request(MsgType.SET_FRAME, body, _describe(frame))
+            except LinkNak as error:
+                # The firmware refuses this frame; sending it again cannot help. Tell the
+                # waiters and keep the link up for the next frame.
+                log.warning("%s", error)
+                self._note_error(error)
+                self._settle_waiters(generation, error)
+                return
+            except ValueError as error:  # does not fit the board that answered HELLO
+                failure = LinkError(str(error), port=self.port, frame=_describe(frame))
+                log.warning("%s", failure)
+                self._note_error(failure)
+                self._settle_waiters(generation, failure)
+                return
+            self._shown = frame
+        self._settle_waiters(generation, None)
+
+    def _keepalive(self) -> None:
+        was_shown = self._shown
+        info = self._hello()
+        if info.waiting_for_host and was_shown is not None:
+            # The board reset (or its watchdog fired) while the port stayed open: configure it
+            # again if it forgot, and send the current picture again.
+            log.info("LED board on %s shows 'waiting for host' again: restoring", self.port)
+            if self.config is not None and not info.matches(self.config):
+                self._request(MsgType.SET_CONFIG, set_config_body(self.config), "SET_CONFIG")
+                self._hello()
+            self._shown = None
+            self._shown_brightness = None
+            self._resend_current()
+
+    def _resend_current(self) -> None:
+        with self._cond:
+            picture, since, generation = self._desired, self._desired_since, self._generation
+        if picture is not None:
+            frame, _, _ = self._current_step(picture, since)
+            self._show(frame, generation)
+
+    def _run_job(self, kind: MsgType, body: bytes, future: concurrent.futures.Future) -> None:
+        try:
+            reply = self._request(kind, body, kind.name)
+            result = Stats.parse(reply.body) if kind is MsgType.GET_STATS else reply
+        except LinkLost as error:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+            raise
+        except (LinkError, ProtocolError) as error:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+            return
+        with contextlib.suppress(concurrent.futures.InvalidStateError):
+            future.set_result(result)
+
+    def _settle_waiters(self, generation: int, error: BaseException | None) -> None:
+        with self._cond:
+            keep = []
+            for wanted, future in self._waiters:
+                if wanted > generation:
+                    keep.append((wanted, future))
+                    continue
+                with contextlib.suppress(concurrent.futures.InvalidStateError):
+                    if error is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(error)
+            self._waiters = keep
+
+    def _fail_pending(self, error: LinkError) -> None:
+        for _, future in self._waiters:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+        self._waiters = []
+        for _, _, future in self._jobs:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                future.set_exception(error)
+        self._jobs.clear()
+
+    # ----------------------------------------------------------------- one request, stop-and-wait
+
+    def _request(self, kind: MsgType, body: bytes, what: str) -> Reply:
+        """Send until a good reply: retries after a timeout or a retryable NAK, then LinkLost."""
+        expected = {
+            MsgType.HELLO: MsgType.INFO,
+            MsgType.PING: MsgType.PONG,
+            MsgType.GET_STATS: MsgType.STATS,
+        }.get(kind, MsgType.ACK)
+        last: str = ""
+        for attempt in range(1 + self.retries):
+            if attempt:
+                with self._cond:
+                    self._retries += 1
+            try:
+                reply = self._exchange(kind, body, what, self.reply_timeout)
+            except LinkTimeout as error:
+                last = error.reason
+                self._note_error(error)
+                continue
+            if reply.type is MsgType.NAK:
+                self._note_error(LinkError(reply.describe(), port=self.port, frame=what))
+                code = reply.nak_code
+                if code in RETRYABLE_NAKS:
+                    last = reply.describe()
+                    continue
+                raise LinkNak(
+                    f"firmware refused it: {reply.describe()}",
+                    port=self.port,
+                    frame=what,
+                    code=int(code or 0),
+                )
+            if reply.type is not expected or (
+                expected is MsgType.ACK and reply.request_type != kind
+            ):
+                last = f"unexpected reply {reply.describe()}"
+                self._note_error(LinkError(last, port=self.port, frame=what))
+                continue
+            if kind is MsgType.SET_FRAME:
+                with self._cond:
+                    self._frames_acked += 1
+            return reply
+        raise LinkLost(
+            f"no good reply after {1 + self.retries} tries (last: {last})",
+            port=self.port,
+            frame=what,
+        )
+
+    def _exchange(self, kind: MsgType, body: bytes, what: str, timeout: float) -> Reply:
+        """One request and its reply: wake byte, guard pause, frame, then read until our seq."""
+        ser = self._serial
+        if ser is None:
+            raise LinkLost("port not open", port=self.port, frame=what)
+        self._seq = (self._seq + 1) & 0xFF
+        seq = self._seq
+        wire = encode_frame(request_payload(kind, seq, body))
+        try:
+            ser.write(WAKE_BYTE)
+            ser.flush()
+            time.sleep(self._guard_s)
+            ser.write(wire)
+            ser.flush()
+            if kind is MsgType.SET_FRAME:
+                with self._cond:
+                    self._frames_sent += 1
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                data = ser.read(max(1, ser.in_waiting))
+                for item in self._decoder.feed(data):
+                    if item.error is not None:
+                        log.debug("LED link %s: bad frame received: %s", self.port, item.error)
+                        self._note_error(item.error)
+                        continue
+                    try:
+                        reply = parse_reply(item.body)
+                    except ProtocolError as error:
+                        log.debug("LED link %s: %s", self.port, error)
+                        self._note_error(error)
+                        continue
+                    if reply.seq != seq:
+                        log.debug("LED link %s: stale reply %s", self.port, reply.describe())
+                        continue
+                    with self._cond:
+                        self._last_reply_at = self._clock()
+                    return reply
+        except (serial.SerialException, OSError) as error:
+            raise LinkLost(f"port failed: {error}", port=self.port, frame=what) from None
+        raise LinkTimeout(f"no reply within {timeout * 1000:.0f} ms", port=self.port, frame=what)
+
+
+__all__ = [
+    "LedLink",
+    "LinkClosed",
+    "LinkError",
+    "LinkHealth",
+    "LinkLost",
+    "LinkNak",
+    "LinkProtocolError",
+    "LinkState",
+    "LinkTimeout",
+    "NakCode",
+]

@@ -1,0 +1,390 @@
+/* takboard-sim: the real AVR firmware under simavr, wired like the board.
+ *
+ *   takboard-sim [--link PATH] [--speed X] [--quiet-leds] FIRMWARE.elf
+ *
+ * - UART0 <-> a pty (printed as "PTY /dev/pts/N"), bytes delivered at the firmware's baud rate in
+ *   simulated time, like a wire.
+ * - PD6 (the WS2812B data pin) is decoded from its edges in simulated cycles: one
+ *   "LEDS cycle=.. start=.. n=.. grb=.. t0h=min,max t1h=min,max bit=min,max" line per latched frame.
+ * - "RXEND cycle=C" when a 0x00 byte has fully arrived; "RESET cycle=C" after SIGUSR1 (board reset).
+ * - Simulated time is paced to wall time (--speed 1, the default; 0 = as fast as possible), so the
+ *   firmware's timeouts mean what they mean on the board.
+ * - SIGTERM/SIGINT: exit at once, status 0.
+ * The output format is part of firmware/PROTOCOL.md, section 8.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <avr_ioport.h>
+#include <avr_uart.h>
+#include <sim_avr.h>
+#include <sim_elf.h>
+#include <sim_irq.h>
+
+/* ATmega328P data-space addresses */
+#define REG_UCSR0A 0xC0
+#define REG_UBRR0L 0xC4
+#define REG_UBRR0H 0xC5
+#define BIT_U2X0 0x02
+
+#define LATCH_US 50u      /* low this long ends a WS2812 frame */
+#define ONE_THRESHOLD_NS 550u /* high longer than this is a 1 bit (T0H ~350 ns, T1H ~700 ns) */
+#define MAX_LED_BYTES 4096u
+
+static avr_t *avr;
+static FILE *out;
+static int master = -1;
+static const char *link_path;
+static volatile sig_atomic_t reset_requested;
+static bool quiet_leds;
+static double speed = 1.0;
+
+/* ---- serial line ---- */
+static avr_irq_t *uart_in;
+static uint8_t to_avr[8192];
+static size_t to_avr_len, to_avr_pos;
+static avr_cycle_count_t next_byte_cycle;
+static bool uart_full;
+static uint8_t from_avr[8192];
+static size_t from_avr_len;
+
+static void on_uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    if (from_avr_len < sizeof from_avr) {
+        from_avr[from_avr_len++] = (uint8_t)value;
+    }
+}
+
+static void on_uart_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    uart_full = value != 0;
+}
+
+static void on_uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    if (value) {
+        uart_full = false;
+    }
+}
+
+/* simavr 1.6 does not store writes to UCSR0A, so the U2X bit would be lost and the emulated line
+ * would run at half speed. Keep the bit ourselves (the firmware sets it before UBRR0). */
+static void on_ucsr0a_write(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void *param)
+{
+    (void)addr;
+    (void)param;
+    a->data[REG_UCSR0A] = (uint8_t)((a->data[REG_UCSR0A] & ~BIT_U2X0) | (v & BIT_U2X0));
+}
+
+static avr_cycle_count_t cycles_per_byte(void)
+{
+    uint32_t ubrr = avr->data[REG_UBRR0L] | ((uint32_t)avr->data[REG_UBRR0H] << 8);
+    uint32_t per_bit = ((avr->data[REG_UCSR0A] & BIT_U2X0) ? 8u : 16u) * (ubrr + 1u);
+    return (avr_cycle_count_t)per_bit * 10u; /* start, 8 data, stop */
+}
+
+/* Moves bytes from the pty to the AVR at the line rate: one byte per byte-time, like a wire. */
+static void feed_uart(void)
+{
+    if (to_avr_pos == to_avr_len) {
+        to_avr_pos = to_avr_len = 0;
+        ssize_t n = read(master, to_avr, sizeof to_avr);
+        if (n > 0) {
+            to_avr_len = (size_t)n;
+            if (next_byte_cycle < avr->cycle) {
+                next_byte_cycle = avr->cycle;
+            }
+        }
+    }
+    while (to_avr_pos < to_avr_len && avr->cycle >= next_byte_cycle && !uart_full) {
+        uint8_t byte = to_avr[to_avr_pos++];
+        avr_cycle_count_t per_byte = cycles_per_byte();
+        avr_raise_irq(uart_in, byte);
+        if (byte == 0) {
+            fprintf(out, "RXEND cycle=%llu\n", (unsigned long long)(next_byte_cycle + per_byte));
+            fflush(out);
+        }
+        next_byte_cycle += per_byte;
+    }
+}
+
+static void drain_uart(void)
+{
+    size_t done = 0;
+    while (done < from_avr_len) {
+        ssize_t n = write(master, from_avr + done, from_avr_len - done);
+        if (n <= 0) {
+            break; /* nobody reading and the pty full: the bytes are gone, like on a real wire */
+        }
+        done += (size_t)n;
+    }
+    from_avr_len = 0;
+}
+
+/* ---- WS2812 decoder on PD6 ---- */
+static struct {
+    bool level;
+    avr_cycle_count_t rise, fall, first_rise, prev_rise;
+    uint32_t bits;
+    uint8_t bytes[MAX_LED_BYTES];
+    uint8_t current;
+    uint32_t t0h_min, t0h_max, t1h_min, t1h_max, bit_min, bit_max;
+} dec;
+
+static void decoder_reset(void)
+{
+    memset(&dec, 0, sizeof dec);
+    dec.t0h_min = dec.t1h_min = dec.bit_min = UINT32_MAX;
+}
+
+static avr_cycle_count_t us_to_cycles(uint32_t us)
+{
+    return (avr_cycle_count_t)avr->frequency / 1000000u * us;
+}
+
+static void emit_frame(void)
+{
+    if (dec.bits == 0) {
+        return;
+    }
+    uint32_t n_bytes = dec.bits / 8u;
+    if (!quiet_leds) {
+        fprintf(out, "LEDS cycle=%llu start=%llu n=%u grb=", (unsigned long long)dec.fall,
+                (unsigned long long)dec.first_rise, n_bytes / 3u);
+        for (uint32_t i = 0; i < n_bytes && i < MAX_LED_BYTES; i++) {
+            fprintf(out, "%02x", dec.bytes[i]);
+        }
+        fprintf(out, " t0h=%u,%u t1h=%u,%u bit=%u,%u", dec.t0h_min == UINT32_MAX ? 0 : dec.t0h_min,
+                dec.t0h_max, dec.t1h_min == UINT32_MAX ? 0 : dec.t1h_min, dec.t1h_max,
+                dec.bit_min == UINT32_MAX ? 0 : dec.bit_min, dec.bit_max);
+        if (dec.bits % 8u) {
+            fprintf(out, " stray_bits=%u", dec.bits % 8u);
+        }
+        fprintf(out, "\n");
+        fflush(out);
+    }
+    bool level = dec.level;
+    decoder_reset();
+    dec.level = level;
+}
+
+static void on_led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    bool level = value != 0;
+    if (level == dec.level) {
+        return;
+    }
+    dec.level = level;
+    avr_cycle_count_t now = avr->cycle;
+    if (level) {
+        if (dec.bits > 0 && now - dec.fall >= us_to_cycles(LATCH_US)) {
+            emit_frame();
+            dec.level = true;
+        }
+        if (dec.bits == 0) {
+            dec.first_rise = now;
+        } else {
+            uint32_t period = (uint32_t)(now - dec.prev_rise);
+            if (period < dec.bit_min) dec.bit_min = period;
+            if (period > dec.bit_max) dec.bit_max = period;
+        }
+        dec.rise = now;
+        dec.prev_rise = now;
+        return;
+    }
+    dec.fall = now;
+    uint32_t high = (uint32_t)(now - dec.rise);
+    bool one = (uint64_t)high * 1000000000u / avr->frequency > ONE_THRESHOLD_NS;
+    if (one) {
+        if (high < dec.t1h_min) dec.t1h_min = high;
+        if (high > dec.t1h_max) dec.t1h_max = high;
+    } else {
+        if (high < dec.t0h_min) dec.t0h_min = high;
+        if (high > dec.t0h_max) dec.t0h_max = high;
+    }
+    dec.current = (uint8_t)((dec.current << 1) | (one ? 1u : 0u));
+    dec.bits++;
+    if (dec.bits % 8u == 0 && dec.bits / 8u <= MAX_LED_BYTES) {
+        dec.bytes[dec.bits / 8u - 1u] = dec.current;
+    }
+}
+
+/* ---- process ---- */
+static void on_terminate(int sig)
+{
+    (void)sig;
+    if (link_path) {
+        unlink(link_path);
+    }
+    _exit(0); /* no teardown: nothing to save, and simavr's own teardown can hang */
+}
+
+static void on_reset_signal(int sig)
+{
+    (void)sig;
+    reset_requested = 1;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int open_pty(void)
+{
+    int slave;
+    char name[128];
+    if (openpty(&master, &slave, name, NULL, NULL) < 0) {
+        fprintf(stderr, "takboard-sim: cannot create a pty: %s\n", strerror(errno));
+        return -1;
+    }
+    /* Raw mode before anyone writes; keep our slave fd open so a client closing the port does not
+     * hang the line up (the board stays powered when the host closes the port). */
+    struct termios tio;
+    tcgetattr(slave, &tio);
+    cfmakeraw(&tio);
+    tcsetattr(slave, TCSANOW, &tio);
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    if (link_path) {
+        unlink(link_path);
+        if (symlink(name, link_path) != 0) {
+            fprintf(stderr, "takboard-sim: cannot create link %s: %s\n", link_path, strerror(errno));
+            return -1;
+        }
+    }
+    fprintf(out, "PTY %s\n", name);
+    fflush(out);
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: takboard-sim [--link PATH] [--speed X] [--quiet-leds] FIRMWARE.elf\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *elf = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--link") == 0 && i + 1 < argc) {
+            link_path = argv[++i];
+        } else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
+            speed = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--quiet-leds") == 0) {
+            quiet_leds = true;
+        } else if (argv[i][0] != '-' && !elf) {
+            elf = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (!elf) {
+        return usage();
+    }
+    /* Our report lines own stdout; simavr's chatter goes to stderr. */
+    out = fdopen(dup(STDOUT_FILENO), "w");
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+
+    elf_firmware_t fw;
+    memset(&fw, 0, sizeof fw);
+    if (access(elf, R_OK) != 0 || elf_read_firmware(elf, &fw) != 0) {
+        fprintf(stderr, "takboard-sim: cannot read firmware %s\n", elf);
+        return 1;
+    }
+    avr = avr_make_mcu_by_name(fw.mmcu[0] ? fw.mmcu : "atmega328p");
+    if (!avr) {
+        fprintf(stderr, "takboard-sim: unknown MCU '%s' in %s\n", fw.mmcu, elf);
+        return 1;
+    }
+    avr_init(avr);
+    avr_load_firmware(avr, &fw);
+    if (avr->frequency == 0) {
+        avr->frequency = 16000000;
+    }
+
+    uint32_t flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~(uint32_t)(AVR_UART_FLAG_POLL_SLEEP | AVR_UART_FLAG_STDIO); /* else ~270x slower */
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    avr_register_io_write(avr, REG_UCSR0A, on_ucsr0a_write, NULL);
+    uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),
+                            on_uart_output, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF),
+                            on_uart_xoff, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON),
+                            on_uart_xon, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), IOPORT_IRQ_PIN0 + 6),
+                            on_led_pin, NULL);
+    decoder_reset();
+
+    signal(SIGTERM, on_terminate);
+    signal(SIGINT, on_terminate);
+    signal(SIGUSR1, on_reset_signal);
+    signal(SIGPIPE, SIG_IGN);
+    if (open_pty() != 0) {
+        return 1;
+    }
+
+    double wall_start = wall_seconds();
+    avr_cycle_count_t cycle_start = avr->cycle;
+    for (;;) {
+        for (int i = 0; i < 2000; i++) {
+            int state = avr_run(avr);
+            if (state == cpu_Done || state == cpu_Crashed) {
+                fprintf(stderr, "takboard-sim: the firmware stopped (state %d) at cycle %llu\n", state,
+                        (unsigned long long)avr->cycle);
+                return 1;
+            }
+        }
+        feed_uart();
+        drain_uart();
+        if (dec.bits > 0 && !dec.level && avr->cycle - dec.fall >= us_to_cycles(LATCH_US)) {
+            emit_frame();
+        }
+        if (reset_requested) {
+            reset_requested = 0;
+            avr_reset(avr);
+            decoder_reset();
+            to_avr_pos = to_avr_len = 0;
+            next_byte_cycle = avr->cycle;
+            uart_full = false;
+            fprintf(out, "RESET cycle=%llu\n", (unsigned long long)avr->cycle);
+            fflush(out);
+        }
+        if (speed > 0) {
+            double sim_s = (double)(avr->cycle - cycle_start) / avr->frequency / speed;
+            double ahead = sim_s - (wall_seconds() - wall_start);
+            if (ahead > 0.002) {
+                struct pollfd pfd = {.fd = master, .events = POLLIN};
+                poll(&pfd, 1, (int)(ahead * 1000));
+            } else if (ahead < -0.5) {
+                /* slower than real time (a busy machine): do not try to catch up in a burst */
+                wall_start += -ahead - 0.5;
+            }
+        }
+    }
+}
