@@ -96,6 +96,9 @@ def _add_render(subparsers) -> None:
     parser.add_argument("--width", type=int, default=1280, help="image width (default 1280)")
     parser.add_argument("--height", type=int, default=720, help="image height (default 720)")
     parser.add_argument("--truth", type=Path, help="also write the ground truth as JSON here")
+    parser.add_argument(
+        "--annotate", type=Path, help="also write the frame with the ground truth drawn on it"
+    )
     parser.set_defaults(_vision_run=_run_render)
 
 
@@ -124,6 +127,11 @@ def _run_render(args) -> int:
         return _fail(f"{args.output}: could not write the image (unknown extension or no access)")
     if args.truth:
         args.truth.write_text(json.dumps(_truth_json(frame.truth, camera), indent=1) + "\n")
+    if args.annotate:
+        from vision.sim.annotate import draw_truth
+
+        if not cv2.imwrite(str(args.annotate), draw_truth(frame.image, frame.truth)):
+            return _fail(f"{args.annotate}: could not write the image")
     print(
         f"wrote {args.output} ({camera.width}x{camera.height}, {scene.size}x{scene.size} board, "
         f"tilt {camera.tilt_deg:.1f} deg, seed {args.seed}"
