@@ -25,6 +25,8 @@ COMMAND_MODULES = [
     "controller.commands.games",
     "controller.commands.bench",
     "controller.commands.leds",
+    "controller.commands.hint",
+    "controller.commands.tei",
 ]
 
 

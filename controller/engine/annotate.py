@@ -1,0 +1,52 @@
+"""Automatic `'` (tak) and `''` (tinue) marks for a recorded game.
+
+A ply gets `'` when, after it, its player threatens a road in one (the opponent must answer), and
+`''` when no answer exists: whatever the opponent plays, the road comes within `tinue_depth` of the
+attacker's plies (1 = every reply leaves a road in one). A ply that ends the game gets no mark.
+Exact, by the rules; a per-ply node budget keeps a pathological position from stalling the service
+(over budget, the ply keeps its `'` and is not claimed as tinue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from controller.engine.board import Board, BoardError
+from controller.engine.tactics import Budget, is_tinue, threatens
+
+TAK = "'"
+TINUE = "''"
+
+
+def annotate_plies(
+    plies: Iterable[str],
+    *,
+    size: int = 5,
+    komi: int = 0,
+    tps: str | None = None,
+    flats: tuple[int, int] | None = None,
+    caps: tuple[int, int] | None = None,
+    opening: str = "swap",
+    tinue_depth: int = 1,
+    node_budget: int = 50_000,
+) -> list[str]:
+    """One mark per ply: "", "'" or "''". Plies are PTN; an illegal one raises BoardError."""
+    if tps is None:
+        board = Board(size, komi=komi, flats=flats, caps=caps, opening=opening)
+    else:
+        board = Board.from_tps(tps, komi=komi, flats=flats, caps=caps, opening=opening)
+    marks: list[str] = []
+    for number, text in enumerate(plies, start=1):
+        try:
+            ply = board.parse_ptn(text)
+        except BoardError as exc:
+            raise BoardError(f"ply {number} {text!r}: {exc}") from None
+        board.make(ply)
+        mover = 1 - board.to_move
+        mark = ""
+        if board.game_end() is None and threatens(board, mover):
+            mark = TAK
+            if is_tinue(board, mover, tinue_depth, Budget(node_budget)):
+                mark = TINUE
+        marks.append(mark)
+    return marks
