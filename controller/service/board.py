@@ -42,7 +42,7 @@ class LedPort(Protocol):
 
 
 class HintPort(Protocol):
-    async def best_ply(self, tps: str, komi: int, opening: str) -> tuple[str, dict[str, Any]]: ...
+    async def best_ply(self, position: Any) -> tuple[str, dict[str, Any]]: ...
 
 
 class CameraPort(Protocol):
@@ -100,6 +100,9 @@ class BoardService:
         self.health = Health()
         self.health.journal.path = journal.path
         self.lock = asyncio.Lock()
+        if leds is not None and hasattr(leds, "attach"):
+            self.health.link.state = "connecting"
+            leds.attach(self.health.link, lambda: self.bus.publish("leds", leds.lit()))
         # What the camera side last reported about the board vs the game (desync / illegal).
         self.problem: dict[str, Any] = {}
         self._tasks: list[asyncio.Task] = []
@@ -299,10 +302,8 @@ class BoardService:
         if self.hinter is None:
             raise UnavailableError("no hint engine is configured on this board")
         async with self.lock:
-            position = self.session._open_position()
-            record = self.session.journal.game(self.session.game_id)
-            tps, komi, opening = position.tps(), record.komi, record.opening
-        ptn, info = await self.hinter.best_ply(tps, komi, opening)
+            position = self.session._open_position().copy()
+        ptn, info = await self.hinter.best_ply(position)
         self.bus.publish("hint", {"ptn": ptn, **info})
         if self.leds is not None:
             await self.leds.show("hint", ply=Ply.from_ptn(ptn))

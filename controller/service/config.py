@@ -1,6 +1,7 @@
 """Service settings: one TOML file, then command-line overrides, checked once.
 
-    [board]    size = 6, layout = "serpentine"
+    [board]    size = 6, layout = "/etc/takboard/leds.toml" (the LED chain layout; default: the
+               repository's hardware/leds.toml)
     [camera]   source = "auto" | "sim" | "/dev/video0" | a video file;  fps = 5
     [leds]     serial = "auto" | "sim" | "none" | "/dev/ttyUSB0" | a pyserial URL;  brightness = 64
     [service]  data_dir = "~/.local/share/takboard", host = "0.0.0.0", port = 8000, token = ""
@@ -19,7 +20,6 @@ from typing import Any
 
 DEFAULT_DATA_DIR = Path("~/.local/share/takboard")
 DEFAULT_PORT = 8000
-LAYOUTS = ("serpentine", "rows")
 MIN_SIZE, MAX_SIZE = 3, 8
 TOKEN_MIN_LENGTH = 16
 
@@ -31,7 +31,7 @@ class SettingsError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     size: int = 6
-    layout: str = "serpentine"
+    layout: str = ""  # path of the LED layout file (leds.toml); "" = hardware/leds.toml
     camera: str = "auto"
     fps: float = 5.0
     serial: str = "auto"
@@ -86,8 +86,8 @@ def check(s: Settings, where: str) -> None:
             raise bad(name, f"must be an integer ({types[name]})")
     if not MIN_SIZE <= s.size <= MAX_SIZE:
         raise bad("size", f"board size must be {MIN_SIZE}..{MAX_SIZE}")
-    if s.layout not in LAYOUTS:
-        raise bad("layout", f"must be one of {', '.join(LAYOUTS)}")
+    if not isinstance(s.layout, str):
+        raise bad("layout", "must be the path of an LED layout file (leds.toml)")
     if not isinstance(s.fps, int | float) or not 0.5 <= s.fps <= 30:
         raise bad("fps", "must be a number between 0.5 and 30")
     if not 0 <= s.brightness <= 255:

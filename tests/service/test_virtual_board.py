@@ -97,7 +97,7 @@ def test_hands_cannot_do_two_things_at_once():
 @pytest.mark.parametrize("square", ["f1", "a6", "c0", "zz", "", "a10"])
 def test_squares_off_the_board_are_named_in_the_error(square):
     vb = VirtualBoard(5)
-    with pytest.raises(VirtualBoardError, match="off a 5x5 board|not a square name"):
+    with pytest.raises(VirtualBoardError, match=r"off a 5x5 board|not a square name"):
         vb.place(square, W)
 
 

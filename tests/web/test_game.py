@@ -168,7 +168,8 @@ def test_ambiguity_can_be_corrected_with_a_typed_ply(web):
 
 def test_oversize_bodies_are_refused_with_413(web):
     big = b'{"ptn": "' + b"a" * 70_000 + b'"}'
-    r = web.client.post("/api/game/plies", content=big, headers={"Content-Type": "application/json"})
+    r = web.client.post("/api/game/plies", content=big,
+                        headers={"Content-Type": "application/json"})
     assert r.status_code == 413
 
     def chunks():

@@ -1,4 +1,5 @@
-"""Property test over the OpenAPI spec (schemathesis): every operation, fed generated input over real
+"""Property test over the OpenAPI spec (schemathesis): every operation, fed generated input over
+real
 HTTP, never crashes (5xx other than the documented 503) and always answers with the documented
 shape."""
 
