@@ -51,7 +51,7 @@ class CameraPort(Protocol):
     def latest_jpeg(self) -> bytes | None: ...
     def overlay(self) -> dict[str, Any]: ...
     def calibrate(self, corners: list[tuple[float, float]]) -> None: ...
-    def resync(self) -> None: ...
+    def resync(self, *, new_game: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ class BoardService:
                 self.virtual_board.reset(size)
                 self.bus.publish("sim_board", self.virtual_board.scene().as_dict())
             if self.camera is not None:
-                self.camera.resync()
+                self.camera.resync(new_game=True)
             self._refresh_journal_health()
             view = self.view()
             log.info("game %s started: %dx%d komi %s", game_id, size, size, komi / 2)

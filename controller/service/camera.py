@@ -127,6 +127,22 @@ class VirtualTableSource:
     def release(self) -> None:
         pass
 
+    def empty_frame(self) -> np.ndarray | None:
+        """The same camera over the same table with nothing on the board: the reader's reference
+        for the bare board (on real hardware it is taken when a game starts on an empty board)."""
+        from vision.sim import Scene
+
+        size = self.table.size
+        if self._source is None or size != self._size:
+            self._open(size)
+        saved = self._source.scene
+        self._source.scene = Scene(size)
+        try:
+            ok, frame = self._source.read()
+        finally:
+            self._source.scene = saved
+        return frame if ok else None
+
     def unplug(self) -> None:
         self.plugged = False
 
@@ -177,7 +193,15 @@ class CameraPipeline:
         self.reader = None
         self.tracker: Tracker | None = None
         self._corners: np.ndarray | None = None
+        # A frame of the bare board for the reader (lighting and wood without pieces). Kept in the
+        # data dir so a restart mid-game still has it.
+        self.reference_path = settings.data_path / "empty-board.png"
+        self.reference: np.ndarray | None = None
+        if self.reference_path.exists():
+            self.reference = cv2.imread(str(self.reference_path))
         self._resync = True
+        self._want_reference = False
+        self._frame_shape: tuple[int, int] | None = None
         self._task: asyncio.Task | None = None
         self._frame_lock = threading.Lock()
         self._latest: np.ndarray | None = None
@@ -205,10 +229,12 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def resync(self) -> None:
+    def resync(self, *, new_game: bool = False) -> None:
         """The game changed by another way than the camera: rebuild the tracker before next
-        frame."""
+        frame. A new game (an empty board) also renews the reader's picture of the bare board."""
         self._resync = True
+        if new_game:
+            self._want_reference = True
 
     def calibrate(self, corners: list[tuple[float, float]]) -> None:
         """Four grid corners in image pixels (a1, last file rank 1, far, a last rank), or [] for
@@ -295,6 +321,7 @@ class CameraPipeline:
             self.frames_read += 1
             with self._frame_lock:
                 self._latest, self._latest_index = frame, self._latest_index + 1
+            self._frame_shape = frame.shape[:2]
             self._notify("frame", self.frames_read)
             try:
                 await self._process(frame, now)
@@ -317,7 +344,11 @@ class CameraPipeline:
         board = self.board
         session = board.session
         size = session.position.size if session.position is not None else self.settings.size
-        if self.reader is None or self.reader.size != size:
+        empty_game = session.position is not None and not session.position.stacks()
+        if self.reader is not None and self.reader.size != size:
+            self.reader = None
+        if self.reader is None or (empty_game and self._want_reference):
+            self._take_reference(frame, size, empty_game)
             self.reader = self._make_reader(size)
         lit = self._lit_bgr()
         t0 = time.perf_counter()
@@ -341,12 +372,29 @@ class CameraPipeline:
                 break  # the game changed while the frame was being judged: judge the next one
             await self._apply(decision)
 
+    def _take_reference(self, frame: np.ndarray, size: int, empty_game: bool) -> None:
+        """Remember the bare board: from the simulator directly, else the first frame of a game
+        that has no pieces yet (a new game starts on an empty board)."""
+        sim = self.sim_source
+        reference = None
+        if sim is not None:
+            reference = sim.empty_frame()
+        elif empty_game:
+            reference = frame
+        if reference is not None:
+            self.reference = reference
+            cv2.imwrite(str(self.reference_path), reference)
+        self._want_reference = False
+
     def _make_reader(self, size: int):
+        reference = self.reference
+        if reference is not None and reference.shape[:2] != self._frame_shape:
+            reference = None  # another camera or resolution: useless
         if self._reader_factory is not None:
-            return self._reader_factory(size, corners=self._corners)
+            return self._reader_factory(size, corners=self._corners, reference=reference)
         from vision.reader import BoardReader
 
-        return BoardReader(size, corners=self._corners)
+        return BoardReader(size, corners=self._corners, reference=reference)
 
     def _lit_bgr(self) -> dict[str, tuple[int, int, int]] | None:
         leds = self.board.leds
