@@ -142,6 +142,8 @@ class BoardService:
 
     # --- reading -------------------------------------------------------------------------------
     def health_report(self) -> dict[str, Any]:
+        if self.leds is not None and hasattr(self.leds, "refresh_health"):
+            self.leds.refresh_health()
         report = self.health.as_dict(self.clock.monotonic())
         report["sim"] = self.settings.sim
         report["events"] = {"subscribers": self.bus.subscriber_count}

@@ -136,11 +136,11 @@ class LedBoard:
             self._acked_generation = max(self._acked_generation, generation)
             for observer in self.ack_observers:
                 observer(generation, now)
-        self._refresh_health(error)
+        self.refresh_health(error)
         if self._on_change is not None:
             self._on_change()
 
-    def _refresh_health(self, error: BaseException | None = None) -> None:
+    def refresh_health(self, error: BaseException | None = None) -> None:
         if self.health is None or self.link is None:
             return
         h = self.link.health()
@@ -158,7 +158,7 @@ class LedBoard:
 
     def lit(self) -> dict[str, Any]:
         """The picture as the firmware shows it (for an animation: its resting frame)."""
-        self._refresh_health()
+        self.refresh_health()
         picture = self.picture
         frame = picture.steps[0][0] if isinstance(picture, Animation) else picture
         squares = {}
