@@ -228,8 +228,10 @@ function renderBanners() {
   }
   if (g.problem && g.problem.kind) {
     const kind = g.problem.kind;
-    const what = kind === "desync" ? "The board does not match the game." : "That is not a legal ply.";
-    const div = add(kind, `${what} ${g.problem.why || ""} Check ${(g.problem.squares || []).join(", ")}.`);
+    const what = kind === "desync" ? "The board does not match the game" : "No legal ply explains the board";
+    const squares = (g.problem.squares || []).join(", ");
+    const div = add(kind, `${what}${squares ? ": check " + squares : ""}.` +
+      (kind === "desync" ? " Recording waits until it matches again." : ""));
     if (g.plies.length) div.appendChild(button("Take back last ply", () =>
       act("POST", "/api/game/takeback", { plies: 1 })));
     if (state.simMode) div.appendChild(button("Put pieces back", () => act("POST", "/api/sim/reset")));
@@ -368,7 +370,7 @@ function refreshCameraImage() {
   if (refreshCameraImage.busy) return;
   refreshCameraImage.busy = true;
   const next = new Image();
-  next.onload = () => { img.src = next.src; refreshCameraImage.busy = false; };
+  next.onload = () => { img.src = next.src; img.hidden = false; refreshCameraImage.busy = false; };
   next.onerror = () => { refreshCameraImage.busy = false; };
   next.src = `/api/camera/frame.jpg?t=${Date.now()}`;
 }
@@ -461,10 +463,6 @@ function connect() {
 // ---------------------------------------------------------------- controls
 function wire() {
   $("#token-button").addEventListener("click", () => askToken(""));
-  $("#token-form").addEventListener("submit", () => {
-    const value = $("#token-input").value.trim();
-    if ($("#token-form").returnValue !== "cancel" && value) { localStorage.setItem(TOKEN_KEY, value); toast("token saved"); }
-  });
   $("#token-dialog").addEventListener("close", () => {
     const value = $("#token-input").value.trim();
     if ($("#token-dialog").returnValue === "ok" && value) { localStorage.setItem(TOKEN_KEY, value); toast("token saved"); }
