@@ -82,6 +82,8 @@ class VirtualTableSource:
         self.error: str | None = None
         self.description = f"sim:seed={seed}:tilt={tilt_deg}"
         self.plugged = True
+        self.last_version = -1  # the table version the last frame showed
+        self.last_hand = False
         self._source = None
         self._size = None
 
@@ -116,12 +118,14 @@ class VirtualTableSource:
         if not self.plugged:
             self.error = "simulated camera unplugged"
             return False, None
+        version = self.table.version
         scene = self.scene()
         if self._source is None or scene.size != self._size:
             self._open(scene.size)
         self._source.scene = scene
         ok, frame = self._source.read()
         self.error = self._source.error
+        self.last_version, self.last_hand = version, bool(scene.hands)
         return ok, frame
 
     def release(self) -> None:
@@ -322,7 +326,7 @@ class CameraPipeline:
             with self._frame_lock:
                 self._latest, self._latest_index = frame, self._latest_index + 1
             self._frame_shape = frame.shape[:2]
-            self._notify("frame", self.frames_read)
+            self._notify("frame", getattr(self.source, "last_version", None))
             try:
                 await self._process(frame, now)
             except Exception:
