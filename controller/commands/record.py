@@ -319,8 +319,6 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from vision.reader import BoardReader
-
     from vision.sources import FrameSourceError, open_source
 
     if not 3 <= args.size <= 8:
@@ -353,6 +351,8 @@ def _run(args) -> int:
         else:
             game_id = journal.new_game(size=args.size, komi=komi,
                                        tags={"Source": str(source_path)})  # fmt: skip
+    from vision.reader import BoardReader
+
     from vision.reader import BoardReader
 
     reader = BoardReader(args.size, corners=corners)
