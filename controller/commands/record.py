@@ -353,7 +353,6 @@ def _run(args) -> int:
                                        tags={"Source": str(source_path)})  # fmt: skip
     from vision.reader import BoardReader
 
-    from vision.reader import BoardReader
 
     reader = BoardReader(args.size, corners=corners)
     debug = DebugWriter(args.debug, reader) if args.debug else None
