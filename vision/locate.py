@@ -1,4 +1,4 @@
-"""Board localisation: find the board in a frame, recover the camera pose, check it cheaply per frame.
+"""Board localisation: find the board, recover the camera pose, check it cheaply every frame.
 
 Frames and directions (see `vision/geometry.py`):
   board_pts  board frame, units of one square pitch, z up (the board surface is z = 0)
@@ -70,7 +70,8 @@ def parse_corners(text: str) -> np.ndarray:
 
 def default_camera_matrix(width: int, height: int, focal: float | None = None) -> np.ndarray:
     f = focal if focal else 0.5 * width / np.tan(np.radians(DEFAULT_HFOV_DEG) / 2)
-    return np.array([[f, 0, (width - 1) / 2.0], [0, f, (height - 1) / 2.0], [0, 0, 1]], dtype=np.float64)
+    cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
+    return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], dtype=np.float64)
 
 
 def estimate_focal(H_img_from_board: np.ndarray, width: int, height: int) -> float | None:
@@ -210,8 +211,11 @@ class BoardLocator:
         height, width = grey.shape[:2]
         if self.given_corners is not None:
             pose = _solve_pose(
-                self.size, geometry.grid_corners(self.size), self.given_corners,
-                (width, height), "corners",
+                self.size,
+                geometry.grid_corners(self.size),
+                self.given_corners,
+                (width, height),
+                "corners",
             )
         else:
             if float(grey.std()) < 4.0:
@@ -234,8 +238,7 @@ class BoardLocator:
     def _locate_markers(self, grey: np.ndarray, image_size: tuple[int, int]) -> BoardPose:
         found = self._detect(grey)
         if len(found) < 3:
-            # A small board far away: markers may be too small at full size? never; but large
-            # frames with blur sometimes only detect after a mild sharpen. Try once on a smoothed copy.
+            # Noisy frames sometimes only detect after a mild smoothing: try once more.
             found = found or self._detect(cv2.GaussianBlur(grey, (3, 3), 0))
         if len(found) < 3:
             ids = ", ".join(str(i) for i in sorted(found)) or "none"
@@ -304,5 +307,6 @@ def _crop(grey: np.ndarray, centre: np.ndarray, half: int) -> np.ndarray | None:
 
 def poses_differ(a: BoardPose, b: BoardPose, tolerance_px: float = 2.0) -> bool:
     """True when the grid corners of two poses are more than `tolerance_px` apart somewhere."""
-    return bool(np.max(np.linalg.norm(a.grid_corners_img() - b.grid_corners_img(), axis=1))
-                > tolerance_px)
+    return bool(
+        np.max(np.linalg.norm(a.grid_corners_img() - b.grid_corners_img(), axis=1)) > tolerance_px
+    )

@@ -96,6 +96,9 @@ def _add_render(subparsers) -> None:
     parser.add_argument("--width", type=int, default=1280, help="image width (default 1280)")
     parser.add_argument("--height", type=int, default=720, help="image height (default 720)")
     parser.add_argument("--truth", type=Path, help="also write the ground truth as JSON here")
+    parser.add_argument(
+        "--annotate", type=Path, help="also write the frame with the ground truth drawn on it"
+    )
     parser.set_defaults(_vision_run=_run_render)
 
 
@@ -124,6 +127,11 @@ def _run_render(args) -> int:
         return _fail(f"{args.output}: could not write the image (unknown extension or no access)")
     if args.truth:
         args.truth.write_text(json.dumps(_truth_json(frame.truth, camera), indent=1) + "\n")
+    if args.annotate:
+        from vision.sim.annotate import draw_truth
+
+        if not cv2.imwrite(str(args.annotate), draw_truth(frame.image, frame.truth)):
+            return _fail(f"{args.annotate}: could not write the image")
     print(
         f"wrote {args.output} ({camera.width}x{camera.height}, {scene.size}x{scene.size} board, "
         f"tilt {camera.tilt_deg:.1f} deg, seed {args.seed}"
@@ -172,8 +180,76 @@ def _run_markers(args) -> int:
 
 
 # -------------------------------------------------------------------------------------------------
+# read
 
-SUBCOMMANDS = [_add_render, _add_markers]
+
+def _add_read(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "read",
+        help="read one camera frame: every square's top colour, kind and stack height",
+        description="Find the board in IMAGE (markers, or --corners), read every square and print "
+        "a board diagram, or the reading as JSON with --json.",
+    )
+    parser.add_argument("image", metavar="IMAGE", type=Path, help="the camera frame (PNG, JPEG...)")
+    parser.add_argument("--size", type=int, required=True, help="board size N (3..8)")
+    parser.add_argument(
+        "--reference", type=Path, help="a frame of the same camera with the board empty"
+    )
+    parser.add_argument(
+        "--corners",
+        help='the four outer grid corners in pixels, "x,y x,y x,y x,y": a1 corner, '
+        "last-file rank-1 corner, far corner, a-file last-rank corner (for boards without markers)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the reading as JSON")
+    parser.add_argument(
+        "--debug", type=Path, metavar="DIR", help="write annotated frame and top view to DIR"
+    )
+    parser.set_defaults(_vision_run=_run_read)
+
+
+def _load_image(path: Path, what: str):
+    import cv2
+
+    if not path.is_file():
+        raise ValueError(f"{what} {path}: no such file")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{what} {path}: not an image OpenCV can read")
+    return image
+
+
+def _run_read(args) -> int:
+    from vision.locate import BoardNotFoundError, parse_corners
+    from vision.reader import BoardReader
+
+    if not 3 <= args.size <= 8:
+        return _fail(f"--size {args.size}: boards are 3..8 squares")
+    try:
+        frame = _load_image(args.image, "IMAGE")
+        reference = _load_image(args.reference, "--reference") if args.reference else None
+        corners = parse_corners(args.corners) if args.corners else None
+    except ValueError as bad:
+        return _fail(str(bad))
+    reader = BoardReader(args.size, corners=corners, reference=reference)
+    try:
+        reading = reader.read(frame)
+    except BoardNotFoundError as err:  # the empty-board reference could not be located
+        return _fail(f"--reference {args.reference}: board not found ({err.reason})")
+    if args.debug:
+        from vision.debug import write_debug
+
+        paths = write_debug(args.debug, frame, reading, reader, stem=args.image.stem)
+        print("debug images: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    if args.json:
+        print(json.dumps(reading.to_json(), indent=1))
+    else:
+        print(reading.diagram())
+    return 0 if reading.board_found else 1
+
+
+# -------------------------------------------------------------------------------------------------
+
+SUBCOMMANDS = [_add_render, _add_markers, _add_read]
 
 
 def _fail(message: str) -> int:

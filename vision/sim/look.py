@@ -50,7 +50,8 @@ class Look:
     gradient: tuple[float, float] = (0.0, 0.0)  # brightness change across the frame (x, y)
     vignette: float = 0.2
     hotspots: tuple[tuple[float, float, float, float], ...] = ()  # (x, y, radius, gain), image frac
-    glare: tuple[tuple[float, float, float, float, float], ...] = ()  # (x, y, rx, ry, strength)
+    # glare spots on the board: (x, y) fractions of the grid, (rx, ry) of the image width, strength
+    glare: tuple[tuple[float, float, float, float, float], ...] = ()
     shadow_strength: float = 0.45
     drift_amplitude: float = 0.08  # slow exposure drift, fraction
     drift_period_s: float = 40.0
@@ -170,7 +171,7 @@ def random_look(seed: int) -> Look:
         line_width=u(0.015, 0.05),
         marker_paper=_hsv_bgr(u(0.1, 0.16), u(0.0, 0.1), u(0.88, 0.98)),
         table_color=table,
-        table_texture=u(0.03, 0.25),
+        table_texture=u(0.02, 0.12),
         light_color=light,
         dark_color=dark,
         piece_tint=u(0.02, 0.08),

@@ -335,14 +335,18 @@ def _light_field(camera: SimCamera, look: Look, t: float) -> np.ndarray:
 
 
 def _glare(camera: SimCamera, look: Look, t: float) -> np.ndarray | None:
-    """Specular glare spots (the lamp reflected in a varnished board), additive, [H, W] float32."""
+    """Specular glare spots (the lamp reflected in the varnished board), additive, [H, W] float32.
+
+    A glare's (x, y) is a fraction of the grid (0..1 along files and ranks), so it lies on the
+    board; its radii are fractions of the image width."""
     if not look.glare:
         return None
     w, h = camera.width // 4, camera.height // 4
     spots = np.zeros((h, w), np.float32)
     wobble = 0.01 * math.sin(2 * math.pi * t / look.drift_period_s)
     for gx, gy, rx, ry, strength in look.glare:
-        centre = (int((gx + wobble) * w), int(gy * h))
+        on_board = camera.project(np.array([(gx + wobble) * camera.size, gy * camera.size]))
+        centre = (int(on_board[0] / 4), int(on_board[1] / 4))
         axes = (max(1, int(rx * w)), max(1, int(ry * w)))
         cv2.ellipse(
             spots, centre, axes, 20.0 * (gx - 0.5), 0, 360, float(strength), -1, cv2.LINE_AA

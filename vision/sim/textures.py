@@ -121,7 +121,7 @@ def table_image(look: Look, width: int, height: int) -> np.ndarray:
     """The table around the board: a colour with soft blotches and fine texture. [H, W, 3] uint8"""
     rng = np.random.default_rng([look.seed, 0x7AB1E])
     blotch = cv2.resize(
-        rng.standard_normal((9, 16)).astype(np.float32), (width, height),
+        rng.standard_normal((5, 8)).astype(np.float32), (width, height),
         interpolation=cv2.INTER_CUBIC,
     )  # fmt: skip
     fine = cv2.resize(

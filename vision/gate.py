@@ -1,0 +1,113 @@
+"""Frame gates: is something moving, is a hand or arm over the board.
+
+Hands: an arm reaching for a square always crosses the strip of bare wood between the grid and the
+board's edge (pieces never stand there). So the gate samples that ring on the board plane every
+frame and compares it with the empty board. Changes there that no stack explains (a tall stack on
+an edge square can lean over the ring in the image; the reader says which) mean a hand or arm.
+Shadows only darken and are allowed for, so the shadow of a stack or of a hand high above does not
+count; the hand itself does. LED glow is allowed for on the squares the service says are lit.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.locate import BoardPose
+
+MOTION_SCALE = 8  # motion is judged on a frame shrunk this much
+MOTION_LEVEL = 18  # grey levels a pixel must change by
+MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
+
+RING_OFFSETS = (0.12, 0.25, 0.38)  # pitches outside the grid
+RING_STEP = 0.05
+RING_GAIN = (0.3, 1.25)
+RING_CHANGED = 700.0  # squared BGR distance (after gain) that counts as changed
+RING_MIN_CHANGED = 6  # changed ring samples needed to call it a hand
+
+
+class MotionGate:
+    """Frame-to-frame change on a small grey copy. The first frame is never "moving"."""
+
+    def __init__(self) -> None:
+        self._previous: np.ndarray | None = None
+
+    def update(self, frame: np.ndarray) -> bool:
+        grey = cv2.cvtColor(frame[::MOTION_SCALE, ::MOTION_SCALE], cv2.COLOR_BGR2GRAY)
+        grey = cv2.GaussianBlur(grey, (3, 3), 0)
+        previous, self._previous = self._previous, grey
+        if previous is None or previous.shape != grey.shape:
+            return False
+        changed = cv2.absdiff(grey, previous) > MOTION_LEVEL
+        return float(changed.mean()) > MOTION_SHARE
+
+
+class HandGate:
+    """Watches the ring of bare wood around the grid."""
+
+    def __init__(self, pose: BoardPose) -> None:
+        self.pose = pose
+        n = pose.size
+        pts = []
+        along = np.arange(-0.05, n + 0.05 + 1e-9, RING_STEP)
+        for off in RING_OFFSETS:
+            for a in along:
+                pts += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
+        self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
+        img = cv2.perspectiveTransform(self.ring_pts[None], pose.H_img_from_board)[0]
+        w, h = pose.image_size
+        self.in_frame = (
+            (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
+        )
+        self.map_x = img[:, 0].astype(np.float32)[None]
+        self.map_y = img[:, 1].astype(np.float32)[None]
+        self.empty: np.ndarray | None = None
+
+    def set_empty(self, ring_colours: np.ndarray) -> None:
+        self.empty = ring_colours.reshape(-1, 3).astype(np.float32)
+
+    def sample(self, frame: np.ndarray) -> np.ndarray:
+        return cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR)[0].astype(np.float32)
+
+    def changed(self, ring: np.ndarray) -> np.ndarray:
+        """[R] bool: ring samples unlike the empty board (after allowing for light and shadow)."""
+        if self.empty is None:
+            return np.zeros(len(ring), dtype=bool)
+        e = self.empty
+        g = np.clip((ring * e).sum(1) / ((e * e).sum(1) + 1e-3), *RING_GAIN)
+        resid = ring - g[:, None] * e
+        return ((resid * resid).sum(1) > RING_CHANGED) & self.in_frame
+
+    def check(
+        self,
+        ring: np.ndarray,
+        claims: list[tuple[int, float, float]],
+        lit: dict[str, tuple[int, int, int]] | None = None,
+        square_geometry: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> tuple[bool, str]:
+        """-> (hand present, reason). `claims` from the square fit: stacks that may lean over."""
+        changed = self.changed(ring)
+        if not changed.any():
+            return False, ""
+        explained = np.zeros(len(ring), dtype=bool)
+        n = self.pose.size
+        for s, t_from, t_to in claims:
+            file, rank = s % n, s // n
+            c = np.array([file + 0.5, rank + 0.5])
+            cam = self.pose.camera_in_board[:2]
+            d = c - cam
+            r = d / max(float(np.linalg.norm(d)), 1e-6)
+            q = np.array([-r[1], r[0]])
+            rel = self.ring_pts - c
+            u, w = rel @ r, rel @ q
+            explained |= (u >= t_from - 0.05) & (u <= t_to + 0.1) & (np.abs(w) <= 0.5)
+        if lit:
+            for name in lit:
+                file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1
+                c = np.array([file + 0.5, rank + 0.5])
+                explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
+        unexplained = changed & ~explained
+        count = int(unexplained.sum())
+        if count >= RING_MIN_CHANGED:
+            return True, f"hand or arm over the board edge ({count} ring samples changed)"
+        return False, ""
