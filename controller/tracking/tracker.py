@@ -16,8 +16,10 @@ How one stable board is judged (see `gate.py` for when a board counts as stable)
    which
    emits `Resynced` (followed by whatever the board now shows: nothing, a ply or a takeback).
 3. Otherwise the best wins if it beats the runner-up by `commit_margin`: `Commit(ply)` or
-   `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is an
-   `Ask(candidates)`: the position does not advance until `accept(ply)` is called.
+   `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is judged
+   again on every further still frame (the evidence is averaged over more frames) until the board
+   has held `ask_after_s`; then it is an `Ask(candidates)`: the position does not advance until
+   `accept(ply)` is called.
 4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
    tracker stops.
 
@@ -57,6 +59,7 @@ class TrackerConfig:
     takeback_depth: int = 20  # how many plies back a takeback may go
     desync_after_s: float = 3.0  # unmatched for this long -> Desync
     max_candidates: int = 4  # at most this many plies in an Ask
+    ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class Tracker:
         # tracking, illegal, desync, asking, resuming, over
         self.state = "over" if position.outcome() else ("resuming" if resume else "tracking")
         self.pending: Ask | None = None
+        self._undecided: Ask | None = None  # a close call waiting for more still frames
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -106,8 +110,10 @@ class Tracker:
             return []
         stable = self.gate.feed(reading, t)
         if stable is None:
+            if self._undecided is not None:  # the board did not stay still long enough: ask now
+                return self._ask(self._undecided)
             return []
-        if stable.fresh:
+        if stable.fresh or self._undecided is not None:
             return self._evaluate(stable)
         if (
             self.state == "illegal"
@@ -169,6 +175,7 @@ class Tracker:
 
     def _evaluate(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
+        self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
         ranked = self._rank(evidence)
@@ -205,20 +212,29 @@ class Tracker:
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
             else:
-                close = [
+                close = Ask(tuple(
                     Candidate(h.ply, h.cost)
                     for h in ranked
                     if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                ][: cfg.max_candidates]
-                self.pending = Ask(tuple(close))
-                self.state = "asking"
-                out.append(self.pending)
+                )[: cfg.max_candidates])  # fmt: skip
+                if stable.at - stable.since + 1e-9 < cfg.ask_after_s:
+                    self._undecided = close  # more frames average the noise out; judge again
+                else:
+                    out += self._ask(close)
         elif best.back and margin >= cfg.commit_margin:
             for _ in range(best.back):
                 self.position.pop()
             out.append(Takeback(best.back))
         evaluation.decisions = out
         return out
+
+    def _ask(self, ask: Ask) -> list[Decision]:
+        self._undecided = None
+        self.pending = ask
+        self.state = "asking"
+        if self.last is not None:
+            self.last.decisions = [ask]
+        return [ask]
 
     def _resume(self, stable: StableReading) -> list[Decision]:
         """After a restart: only the journal's position itself brings the tracker back."""
