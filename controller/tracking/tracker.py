@@ -46,7 +46,7 @@ from controller.tracking.decisions import (
     Resynced,
     Takeback,
 )
-from controller.tracking.evidence import SquareEvidence
+from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
@@ -99,6 +99,8 @@ class Tracker:
         self.state = "over" if position.outcome() else ("resuming" if resume else "tracking")
         self.pending: Ask | None = None
         self._undecided: Ask | None = None  # a close call waiting for more still frames
+        # the evidence of the last still board that matched the game (what "changed" is against)
+        self._accepted: dict[str, SquareEvidence] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -157,21 +159,49 @@ class Tracker:
         ranked.sort(key=lambda h: h.cost)  # stable: "no change" wins ties
         return ranked
 
-    def _mismatch(self, hypothesis: Hypothesis, evidence: Mapping[str, SquareEvidence]) -> float:
-        """How confidently the board contradicts one hypothesis (the position is restored)."""
+    def _mismatch(
+        self,
+        hypothesis: Hypothesis,
+        evidence: Mapping[str, SquareEvidence],
+        changed: set[str] | None = None,
+    ) -> float:
+        """How confidently the board contradicts one hypothesis (the position is restored).
+
+        With `changed` (squares whose reading changed since the board last matched the game), only
+        those and the squares the hypothesis itself alters are counted: a square the reader has
+        been misreading the same way all along is not news, and must not stall the game.
+        """
         position = self.position
+        before = position.stacks() if changed is not None else {}
+
+        def judge() -> float:
+            if changed is None:
+                return mismatch(position, evidence)
+            after = position.stacks()
+            altered = {sq for sq in before.keys() | after.keys() if before.get(sq) != after.get(sq)}
+            return mismatch(position, evidence, changed | altered)
+
         if hypothesis.ply is not None:
             position.push(hypothesis.ply)
             try:
-                return mismatch(position, evidence)
+                return judge()
             finally:
                 position.pop()
         popped = [position.pop() for _ in range(hypothesis.back)]
         try:
-            return mismatch(position, evidence)
+            return judge()
         finally:
             for ply in reversed(popped):
                 position.push(ply)
+
+    def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
+        """Squares whose reading changed since the board last matched the game (None: unknown)."""
+        if self._accepted is None:
+            return None
+        return {
+            sq for sq, ev in evidence.items()
+            if sq not in self._accepted or differs(ev, self._accepted[sq])
+        }  # fmt: skip
 
     def _evaluate(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
@@ -185,8 +215,10 @@ class Tracker:
         runner_up = ranked[1].cost if len(ranked) > 1 else math.inf
         cfg = self.config
 
-        if self._mismatch(best, evidence) > cfg.match_cost:
-            evaluation.wrong = wrong_squares(self.position, evidence)
+        changed = self._changed(evidence)
+        if self._mismatch(best, evidence, changed) > cfg.match_cost:
+            wrong = wrong_squares(self.position, evidence)
+            evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
             if self.state == "desync":
@@ -199,6 +231,7 @@ class Tracker:
             return evaluation.decisions
 
         out: list[Decision] = []
+        self._accepted = dict(evidence)
         if self.state in ("illegal", "desync"):
             out.append(Resynced())
         self.state = "tracking"
@@ -242,6 +275,7 @@ class Tracker:
         same = Hypothesis(sum(square_costs(self.position, evidence).values()))
         self.last = Evaluation(stable.at, stable.since, evidence, [same])
         if self._mismatch(same, evidence) <= self.config.match_cost:
+            self._accepted = dict(evidence)
             self.state = "tracking"
             self.unmatched_since = None
             self.last.decisions = [Resynced()]
