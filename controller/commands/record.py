@@ -319,8 +319,6 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from vision.reader import BoardReader
-
     from vision.sources import FrameSourceError, open_source
 
     if not 3 <= args.size <= 8:
@@ -340,6 +338,8 @@ def _run(args) -> int:
         raise RecordError(str(exc)) from exc
     total = len(getattr(source, "files", [])) or _video_frames(source_path)
 
+    from vision.reader import BoardReader  # heavy (OpenCV models): only once the arguments are good
+
     journal = Journal(args.db) if args.db else None
     game_id = None
     if journal is not None:
@@ -353,8 +353,6 @@ def _run(args) -> int:
         else:
             game_id = journal.new_game(size=args.size, komi=komi,
                                        tags={"Source": str(source_path)})  # fmt: skip
-    from vision.reader import BoardReader
-
     reader = BoardReader(args.size, corners=corners)
     debug = DebugWriter(args.debug, reader) if args.debug else None
     recorder = Recorder(args.size, reader, komi=komi, journal=journal, game_id=game_id,

@@ -74,6 +74,7 @@ def _truth_json(truth, camera) -> dict:
                 "kind": sq.kind,
                 "height": sq.height,
                 "occluded": sq.occluded,
+                "visible": round(sq.visible, 3),
             }
             for name, sq in truth.squares.items()
         },

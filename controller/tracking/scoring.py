@@ -22,7 +22,7 @@ via push/pop: there is no second copy of the rules here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
@@ -114,16 +114,24 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
     if best_kind != _KIND_INDEX[stone]:
         out += W_KIND * (evidence.p_kind[best_kind] - evidence.p_kind[_KIND_INDEX[stone]])
     height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
-    return out + W_HEIGHT * evidence.height_weight * max(0.0, height_err - 0.5)
+    # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
+    # hypotheses through `square_cost`), two or more are.
+    return out + W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0)
 
 
 def contradictions(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:
     return {name: contradiction(position.stack(name), ev) for name, ev in evidence.items()}
 
 
-def mismatch(position: Position, evidence: Mapping[str, SquareEvidence]) -> float:
-    """How confidently the board contradicts `position`, summed over squares (0 = explained)."""
-    return sum(contradictions(position, evidence).values())
+def mismatch(
+    position: Position,
+    evidence: Mapping[str, SquareEvidence],
+    squares: Iterable[str] | None = None,
+) -> float:
+    """How confidently the board contradicts `position`, summed over `squares` (default: all)."""
+    if squares is None:
+        return sum(contradictions(position, evidence).values())
+    return sum(contradiction(position.stack(sq), evidence.get(sq)) for sq in squares)
 
 
 def wrong_squares(position: Position, evidence: Mapping[str, SquareEvidence]) -> list[str]:

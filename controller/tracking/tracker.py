@@ -16,8 +16,10 @@ How one stable board is judged (see `gate.py` for when a board counts as stable)
    which
    emits `Resynced` (followed by whatever the board now shows: nothing, a ply or a takeback).
 3. Otherwise the best wins if it beats the runner-up by `commit_margin`: `Commit(ply)` or
-   `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is an
-   `Ask(candidates)`: the position does not advance until `accept(ply)` is called.
+   `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is judged
+   again on every further still frame (the evidence is averaged over more frames) until the board
+   has held `ask_after_s`; then it is an `Ask(candidates)`: the position does not advance until
+   `accept(ply)` is called.
 4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
    tracker stops.
 
@@ -44,7 +46,7 @@ from controller.tracking.decisions import (
     Resynced,
     Takeback,
 )
-from controller.tracking.evidence import SquareEvidence
+from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
@@ -57,6 +59,7 @@ class TrackerConfig:
     takeback_depth: int = 20  # how many plies back a takeback may go
     desync_after_s: float = 3.0  # unmatched for this long -> Desync
     max_candidates: int = 4  # at most this many plies in an Ask
+    ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ class Tracker:
         # tracking, illegal, desync, asking, resuming, over
         self.state = "over" if position.outcome() else ("resuming" if resume else "tracking")
         self.pending: Ask | None = None
+        self._undecided: Ask | None = None  # a close call waiting for more still frames
+        # the evidence of the last still board that matched the game (what "changed" is against)
+        self._accepted: dict[str, SquareEvidence] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -106,8 +112,10 @@ class Tracker:
             return []
         stable = self.gate.feed(reading, t)
         if stable is None:
+            if self._undecided is not None:  # the board did not stay still long enough: ask now
+                return self._ask(self._undecided)
             return []
-        if stable.fresh:
+        if stable.fresh or self._undecided is not None:
             return self._evaluate(stable)
         if (
             self.state == "illegal"
@@ -151,24 +159,53 @@ class Tracker:
         ranked.sort(key=lambda h: h.cost)  # stable: "no change" wins ties
         return ranked
 
-    def _mismatch(self, hypothesis: Hypothesis, evidence: Mapping[str, SquareEvidence]) -> float:
-        """How confidently the board contradicts one hypothesis (the position is restored)."""
+    def _mismatch(
+        self,
+        hypothesis: Hypothesis,
+        evidence: Mapping[str, SquareEvidence],
+        changed: set[str] | None = None,
+    ) -> float:
+        """How confidently the board contradicts one hypothesis (the position is restored).
+
+        With `changed` (squares whose reading changed since the board last matched the game), only
+        those and the squares the hypothesis itself alters are counted: a square the reader has
+        been misreading the same way all along is not news, and must not stall the game.
+        """
         position = self.position
+        before = position.stacks() if changed is not None else {}
+
+        def judge() -> float:
+            if changed is None:
+                return mismatch(position, evidence)
+            after = position.stacks()
+            altered = {sq for sq in before.keys() | after.keys() if before.get(sq) != after.get(sq)}
+            return mismatch(position, evidence, changed | altered)
+
         if hypothesis.ply is not None:
             position.push(hypothesis.ply)
             try:
-                return mismatch(position, evidence)
+                return judge()
             finally:
                 position.pop()
         popped = [position.pop() for _ in range(hypothesis.back)]
         try:
-            return mismatch(position, evidence)
+            return judge()
         finally:
             for ply in reversed(popped):
                 position.push(ply)
 
+    def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
+        """Squares whose reading changed since the board last matched the game (None: unknown)."""
+        if self._accepted is None:
+            return None
+        return {
+            sq for sq, ev in evidence.items()
+            if sq not in self._accepted or differs(ev, self._accepted[sq])
+        }  # fmt: skip
+
     def _evaluate(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
+        self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
         ranked = self._rank(evidence)
@@ -178,8 +215,10 @@ class Tracker:
         runner_up = ranked[1].cost if len(ranked) > 1 else math.inf
         cfg = self.config
 
-        if self._mismatch(best, evidence) > cfg.match_cost:
-            evaluation.wrong = wrong_squares(self.position, evidence)
+        changed = self._changed(evidence)
+        if self._mismatch(best, evidence, changed) > cfg.match_cost:
+            wrong = wrong_squares(self.position, evidence)
+            evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
             if self.state == "desync":
@@ -192,6 +231,7 @@ class Tracker:
             return evaluation.decisions
 
         out: list[Decision] = []
+        self._accepted = dict(evidence)
         if self.state in ("illegal", "desync"):
             out.append(Resynced())
         self.state = "tracking"
@@ -205,14 +245,15 @@ class Tracker:
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
             else:
-                close = [
+                close = Ask(tuple(
                     Candidate(h.ply, h.cost)
                     for h in ranked
                     if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                ][: cfg.max_candidates]
-                self.pending = Ask(tuple(close))
-                self.state = "asking"
-                out.append(self.pending)
+                )[: cfg.max_candidates])  # fmt: skip
+                if stable.at - stable.since + 1e-9 < cfg.ask_after_s:
+                    self._undecided = close  # more frames average the noise out; judge again
+                else:
+                    out += self._ask(close)
         elif best.back and margin >= cfg.commit_margin:
             for _ in range(best.back):
                 self.position.pop()
@@ -220,12 +261,21 @@ class Tracker:
         evaluation.decisions = out
         return out
 
+    def _ask(self, ask: Ask) -> list[Decision]:
+        self._undecided = None
+        self.pending = ask
+        self.state = "asking"
+        if self.last is not None:
+            self.last.decisions = [ask]
+        return [ask]
+
     def _resume(self, stable: StableReading) -> list[Decision]:
         """After a restart: only the journal's position itself brings the tracker back."""
         evidence = stable.evidence
         same = Hypothesis(sum(square_costs(self.position, evidence).values()))
         self.last = Evaluation(stable.at, stable.since, evidence, [same])
         if self._mismatch(same, evidence) <= self.config.match_cost:
+            self._accepted = dict(evidence)
             self.state = "tracking"
             self.unmatched_since = None
             self.last.decisions = [Resynced()]

@@ -310,3 +310,24 @@ def test_resumed_tracker_waits_for_the_journal_position_and_ignores_older_boards
     assert session.board(truth, 1.0) == [Resynced()]
     assert commits(session.play(truth, "d4")) == ["d4"]
     assert session.tracker.position.ply_count == 5
+
+
+def test_a_stack_read_one_piece_too_high_all_along_does_not_stall_the_game():
+    from dataclasses import replace
+
+    def misread(position: Position):
+        reading = position_reading(position)
+        squares = dict(reading.squares)
+        if not squares["c2"].empty:
+            squares["c2"] = replace(squares["c2"], height=squares["c2"].height + 1)
+        return replace(reading, squares=squares)
+
+    start = _midgame()  # c2 holds three pieces
+    truth, session = Position.from_tps(MIDGAME), Session(Position.from_tps(MIDGAME))
+    session.feed(misread(truth), 2.0)
+    for ptn in ("a5", "e1", "b2+", "d4"):
+        truth.play(Ply.from_ptn(ptn))
+        session.hand(0.6)
+        session.feed(misread(truth), 1.2)
+    assert commits(d for _, d in session.log) == ["a5", "e1", "b2+", "d4"]
+    assert start.height("c2") == 3

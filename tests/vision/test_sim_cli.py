@@ -36,6 +36,7 @@ def test_render_writes_the_frame_and_its_truth(tmp_path, capsys):
     assert truth["squares"]["b4"] == {
         "empty": False, "color": "dark", "kind": "cap", "height": 2,
         "occluded": truth["squares"]["b4"]["occluded"],
+        "visible": truth["squares"]["b4"]["visible"],
     }  # fmt: skip
     assert truth["squares"]["a1"]["empty"]
 

@@ -143,6 +143,10 @@ def test_nearer_stack_hides_the_one_behind_it():
     assert abs(top[1] - behind[1]) < 0.6 * camera.pixels_per_pitch()  # they overlap in the image
     seen = image[round(top[1]), round(top[0])].astype(float)
     assert seen.mean() > np.array(look.dark_color).mean() + 40  # light cap, not the dark flat
+    # and the truth knows the flat behind is (partly) hidden while the tall stack is in full view
+    truth = ground_truth(scene, camera)
+    assert truth.squares["c3"].visible < 0.8
+    assert truth.squares["c2"].visible == 1.0
 
 
 def test_hand_is_in_the_truth_and_covers_squares():
@@ -160,8 +164,10 @@ def test_hand_is_in_the_truth_and_covers_squares():
     plain = render(Scene(size), camera, look, seed=0)
     changed = cv2.absdiff(plain, frame.image).max(axis=2) > 30
     assert changed[truth.hand_mask].mean() > 0.5
+    assert truth.squares["d3"].visible < 1.0 or truth.squares["c3"].visible < 1.0
     no_hand = ground_truth(Scene(size), camera)
     assert not no_hand.hand_present and not any(sq.occluded for sq in no_hand.squares.values())
+    assert all(sq.visible == 1.0 for sq in no_hand.squares.values())
 
 
 def test_leds_glow_in_their_colour_under_their_square():
@@ -225,7 +231,14 @@ def test_random_scenes_look_like_mid_game_boards():
 def test_truth_squares_match_the_scene():
     scene = Scene(4, {"a1": [("light", "flat"), ("dark", "wall")], "d4": [("light", "cap")]})
     truth = ground_truth(scene, random_setup(0, 4)[0])
-    assert truth.squares["a1"] == truth.squares["a1"].__class__(False, "dark", "wall", 2, False)
+    a1 = truth.squares["a1"]
+    assert (a1.empty, a1.color, a1.kind, a1.height, a1.occluded) == (
+        False,
+        "dark",
+        "wall",
+        2,
+        False,
+    )
     assert truth.squares["d4"].kind == "cap" and truth.squares["d4"].color == "light"
     assert truth.squares["b2"].empty and truth.squares["b2"].height == 0
     assert len(truth.squares) == 16

@@ -31,13 +31,16 @@ Contract (what the reader side and the service can rely on)
   `hand_present`, `hand_over_board`, `hand_mask` [H,W] bool.
 - `SimCameraSource(scene, camera, look, fps=30, clock=None)`: a frame source like a real camera,
   `read() -> (ok, frame)`; change `source.scene` at any time (pieces placed, hands in); `last_truth`
-  holds the truth of the last frame.
+  holds the truth of the last frame. `source.queue(scenes)` plays a list of scenes one per read;
+  `reach_and_change(before, after, seed=...)` makes such a list for one ply: a hand comes in,
+  the board changes under it, the hand leaves.
 
 All geometry comes from `vision.geometry` (pitches; board frame origin at the a1 grid corner).
 """
 
 from vision.sim.camera import SimCamera
 from vision.sim.look import Look, random_camera, random_look, random_setup
+from vision.sim.motion import changed_squares, reach_and_change
 from vision.sim.renderer import (
     GroundTruth,
     RenderedFrame,
@@ -58,12 +61,14 @@ __all__ = [
     "SimCamera",
     "SimCameraSource",
     "SquareTruth",
+    "changed_squares",
     "ground_truth",
     "random_camera",
     "random_hand",
     "random_look",
     "random_scene",
     "random_setup",
+    "reach_and_change",
     "render",
     "render_frame",
 ]

@@ -20,7 +20,8 @@ def _pt(xy: np.ndarray) -> tuple[int, int]:
 
 def draw_truth(image: np.ndarray, truth: GroundTruth) -> np.ndarray:
     """A copy of `image` with the truth drawn on it. Square labels: height, colour (L/D), kind
-    (F flat, S standing wall, C capstone), e.g. "3DC"; a red label marks a square a hand covers."""
+    (F flat, S standing wall, C capstone), e.g. "3DC"; a red label marks a square a hand covers, an
+    orange one a square mostly hidden behind a nearer stack."""
     out = image.copy()
     H = truth.H_img_from_board
     n = truth.size
@@ -50,7 +51,11 @@ def draw_truth(image: np.ndarray, truth: GroundTruth) -> np.ndarray:
             if square.empty
             else f"{square.height}{square.color[0].upper()}{_LABEL[square.kind]}"
         )
-        colour = (0, 0, 255) if square.occluded else (255, 255, 255)
+        colour = (255, 255, 255)
+        if square.visible < 0.5:  # hidden behind a nearer stack (or a hand)
+            colour = (0, 165, 255)
+        if square.occluded:
+            colour = (0, 0, 255)
         size, _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.45, 1)
         org = (int(centre[0] - size[0] / 2), int(centre[1] + size[1] / 2))
         cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 3, cv2.LINE_AA)

@@ -19,7 +19,7 @@ from vision import geometry
 from vision.sim.camera import NEAR_PLANE, SimCamera
 from vision.sim.hands import hand_polygons
 from vision.sim.look import Look
-from vision.sim.scene import Scene, parse_square, stack_top_height
+from vision.sim.scene import Scene, all_squares, parse_square, stack_top_height
 from vision.sim.solids import Part, piece_parts
 from vision.sim.textures import board_texture, table_image
 
@@ -34,6 +34,8 @@ class SquareTruth:
     kind: str | None  # "flat" | "wall" | "cap" | None
     height: int
     occluded: bool  # a hand or arm covers part of the square or its stack in the image
+    visible: float  # share of the top piece (or of an empty square's surface) the camera sees:
+    #                 1.0 = all of it; less when a nearer tall stack, a wall or a hand hides it
 
 
 @dataclass(frozen=True)
@@ -227,11 +229,15 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
                 img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
                 fixed = np.round(img_pts * _ONE).astype(np.int32)
                 tops = normals[:, 2] > 0.99
-                for poly, colour, is_top in zip(fixed, colours, tops, strict=True):
+                sides = np.abs(normals[:, 2]) < 0.01
+                for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
                     cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
                     if is_top:  # the rounded edge of a tile catches less light than its face
                         edge = (colour * 0.82).tolist()
                         cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
+                    elif is_side and len(poly) == 4:  # the seam where this piece meets the next
+                        seam = (colour * 0.7).tolist()
+                        cv2.line(img, tuple(poly[2]), tuple(poly[3]), seam, 1, cv2.LINE_AA, SHIFT)
 
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
@@ -373,6 +379,70 @@ def _sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray
 
 # ----------------------------------------------------------------------------------------------
 # truth
+NOMINAL_LOOK = Look(jitter=0.0)  # piece geometry for truth computed without a look
+
+
+def _probe_points(
+    square: str, scene: Scene, pieces: list[tuple[list[Part], np.ndarray]]
+) -> np.ndarray:
+    """Points [K, 3] whose visibility stands for the square's: the upper surface of its top piece
+    (points inside the wall for a wall), or the middle of an empty square's surface."""
+    if not pieces:
+        file, rank = parse_square(square, scene.size)
+        cx, cy = geometry.square_center(file, rank)
+        offsets = np.linspace(-0.3, 0.3, 4)
+        return np.array([[cx + a, cy + b, 0.0] for a in offsets for b in offsets])
+    verts = np.concatenate([p.verts.reshape(-1, 3) for p in pieces[-1][0]])
+    z0, z_top = verts[:, 2].min(), verts[:, 2].max()
+    if scene.stacks[square][-1][1] == "wall":
+        top = verts[verts[:, 2] > z_top - 1e-6]
+        centre = top.mean(0)
+        spread = top[:, :2] - centre[:2]
+        axis = spread[np.argmax(np.linalg.norm(spread, axis=1))]
+        return np.array(
+            [[*(centre[:2] + t * 0.8 * axis), z] for t in (-1, 0, 1)
+             for z in (z0 + 0.15, (z0 + z_top) / 2, z_top - 0.05)]
+        )  # fmt: skip
+    # a flat's top face or a capstone's upper part, pulled in from its outline
+    upper = verts[verts[:, 2] > z_top - 0.12]
+    centre = upper.mean(0)
+    ring = centre + 0.6 * (upper - centre)
+    return np.vstack([ring, centre[None]]) - np.array([0.0, 0.0, 0.01])
+
+
+def _visibility(
+    scene: Scene, camera: SimCamera, stacks: dict[str, list], hmask: np.ndarray
+) -> dict:
+    """Square -> share of its probe points the camera sees, from a label image painted like the
+    frame (stacks far to near, each piece as its convex outline, hands on top) at half size."""
+    h, w = camera.height // 2, camera.width // 2
+    labels = np.zeros((h, w), np.uint16)
+    ids = {sq: i + 1 for i, sq in enumerate(all_squares(scene.size))}
+    for square in _stack_order(scene, camera):
+        for parts, _ in stacks[square]:
+            pts = np.concatenate([p.verts.reshape(-1, 3) for p in parts])
+            hull = cv2.convexHull((camera.project(pts) / 2).astype(np.float32)).reshape(-1, 2)
+            cv2.fillPoly(
+                labels, [np.round(hull * _ONE).astype(np.int32)], ids[square], cv2.LINE_8, SHIFT
+            )
+    hand_label = 0xFFFF
+    if hmask.any():
+        labels[cv2.resize(hmask.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0] = (
+            hand_label
+        )
+    out = {}
+    for square in ids:
+        pieces = stacks.get(square, [])
+        probe = camera.project(_probe_points(square, scene, pieces)) / 2
+        xi, yi = np.round(probe[:, 0]).astype(int), np.round(probe[:, 1]).astype(int)
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        seen = np.zeros(len(probe), bool)
+        own = ids[square] if pieces else 0
+        seen[inside] = labels[yi[inside], xi[inside]] == own
+        out[square] = float(seen.mean())
+    return out
+
+
 def _hand_mask(scene: Scene, camera: SimCamera) -> np.ndarray:
     mask = np.zeros((camera.height, camera.width), np.uint8)
     for hand in scene.hands:
@@ -384,9 +454,13 @@ def _hand_mask(scene: Scene, camera: SimCamera) -> np.ndarray:
 
 
 def ground_truth(
-    scene: Scene, camera: SimCamera, hand_mask: np.ndarray | None = None
+    scene: Scene,
+    camera: SimCamera,
+    hand_mask: np.ndarray | None = None,
+    stacks: dict[str, list[tuple[list[Part], np.ndarray]]] | None = None,
 ) -> GroundTruth:
-    """Where everything is in the image, without rendering it."""
+    """Where everything is in the image, without rendering it. (`render_frame` passes the hand mask
+    and piece solids it drew; without them, pieces are taken as centred and square on.)"""
     if scene.size != camera.size:
         raise ValueError(
             f"scene is {scene.size}x{scene.size} but the camera frames a {camera.size}"
@@ -412,6 +486,11 @@ def ground_truth(
         samples = np.array([[x, y] for x in np.linspace(box[:, 0].min(), box[:, 0].max(), 5)
                             for y in np.linspace(box[:, 1].min(), box[:, 1].max(), 5)])  # fmt: skip
         visible[i] = bool(inside.all()) and not covered(camera.project(samples))
+    if stacks is None:
+        stacks = {
+            sq: _stack_parts(scene, sq, NOMINAL_LOOK) for sq, st in scene.stacks.items() if st
+        }
+    visibility = _visibility(scene, camera, stacks, hmask)
     grid = np.linspace(0.05, 0.95, 4)
     squares = {}
     for r in range(n):
@@ -426,6 +505,7 @@ def ground_truth(
                 kind=stack[-1][1] if stack else None,
                 height=len(stack),
                 occluded=covered(camera.project(pts)),
+                visible=visibility[name],
             )
     grid_img = camera.project(geometry.grid_corners(n))
     over_board = False
@@ -474,7 +554,7 @@ def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
         lit += glare[..., None]
     img = np.clip(lit, 0, 255).astype(np.uint8)
     img = _sensor(img, look, rng)
-    return RenderedFrame(img, ground_truth(scene, camera, hand_mask))
+    return RenderedFrame(img, ground_truth(scene, camera, hand_mask, stacks))
 
 
 def render(

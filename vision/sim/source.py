@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 import numpy as np
@@ -43,6 +44,7 @@ class SimCameraSource:
         self.frame_index = 0
         self.last_truth: GroundTruth | None = None
         self.closed = False
+        self._queue: deque[Scene] = deque()
         self.ended = False
         self.error: str | None = None
         self.description = f"sim:size={camera.size}:seed={look.seed}:tilt={camera.tilt_deg:.1f}"
@@ -51,10 +53,26 @@ class SimCameraSource:
     def time_s(self) -> float:
         return self.clock() if self.clock is not None else self.frame_index / self.fps
 
+    def queue(self, scenes: list[Scene]) -> None:
+        """Play these scenes on the next reads, one per frame; the last one then stays."""
+        for scene in scenes:
+            if scene.size != self.camera.size:
+                raise ValueError(
+                    f"queued scene is {scene.size}x{scene.size}, the camera frames a "
+                    f"{self.camera.size}"
+                )
+        self._queue.extend(scenes)
+
+    @property
+    def queued(self) -> int:
+        return len(self._queue)
+
     def read(self) -> tuple[bool, np.ndarray | None]:
         if self.closed:
             self.error = "simulated camera is closed"
             return False, None
+        if self._queue:
+            self.scene = self._queue.popleft()
         frame = render_frame(
             self.scene, self.camera, self.look, seed=self.seed + self.frame_index, t=self.time_s
         )

@@ -49,8 +49,8 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppp: int, look: Look) -> np.
     # bends: a few slow waves, slow along the grain, a little faster across it
     bend = np.zeros_like(xx)
     for _ in range(4):
-        f_along, f_across = rng.uniform(0.05, 0.35), rng.uniform(0.05, 0.5)
-        amp = rng.uniform(0.2, 1.0) * look.grain_period * 2
+        f_along, f_across = rng.uniform(0.03, 0.2), rng.uniform(0.01, 0.1)
+        amp = rng.uniform(0.05, 0.4) * look.grain_period * 2
         bend += amp * np.sin(
             2 * math.pi * (f_along * along + f_across * across) + rng.uniform(0, 6.3)
         )
