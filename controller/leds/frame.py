@@ -13,7 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-FILES = "abcdefgh"
+from controller.tak import parse_square, square_name
+
 MIN_SIZE, MAX_SIZE = 3, 8
 
 
@@ -96,21 +97,12 @@ OFF = Light()
 def square_names(size: int) -> list[str]:
     """Every square of a size x size board, a1, b1, ... (rank by rank, files left to right)."""
     check_size(size)
-    return [f"{FILES[f]}{r + 1}" for r in range(size) for f in range(size)]
+    return [square_name(f, r) for r in range(size) for f in range(size)]
 
 
 def check_size(size: int) -> None:
     if not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"board size must be {MIN_SIZE}..{MAX_SIZE}, got {size!r}")
-
-
-def square_index(square: str, size: int) -> tuple[int, int]:
-    """ "c2" -> (file, rank), both 0-based; a clear ValueError for a square off the board."""
-    if not isinstance(square, str) or len(square) != 2 or square[0] not in FILES[:size]:
-        raise ValueError(f"{square!r} is not a square of a {size}x{size} board")
-    if not square[1].isdigit() or not 1 <= int(square[1]) <= size:
-        raise ValueError(f"{square!r} is not a square of a {size}x{size} board")
-    return FILES.index(square[0]), int(square[1]) - 1
 
 
 @dataclass(frozen=True)
@@ -133,7 +125,7 @@ class LedFrame:
         items = self.lights.items() if isinstance(self.lights, Mapping) else self.lights
         kept: dict[str, Light] = {}
         for square, light in items:
-            square_index(square, self.size)
+            parse_square(square, self.size)
             if square in kept:
                 raise ValueError(f"square {square} given twice in an LedFrame")
             if not isinstance(light, Light):
@@ -149,7 +141,7 @@ class LedFrame:
         return cls(size)
 
     def __getitem__(self, square: str) -> Light:
-        square_index(square, self.size)
+        parse_square(square, self.size)
         return dict(self.lights).get(square, OFF)
 
     def lit(self) -> dict[str, Light]:

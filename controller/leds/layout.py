@@ -23,7 +23,8 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from controller.leds.frame import check_size, square_index, square_names
+from controller.leds.frame import check_size, square_names
+from controller.tak import parse_square
 
 WIRINGS = ("row-major", "serpentine")  # SET_CONFIG codes 0, 1
 CORNERS = ("bottom-left", "bottom-right", "top-left", "top-right")  # codes 0..3
@@ -76,7 +77,7 @@ class LedConfig:
     def chain_position(self, square: str) -> int:
         """The square's place along the chain, 0 = the first square the data line reaches."""
         n = self.size
-        file, rank = square_index(square, n)
+        file, rank = parse_square(square, n)
         right = self.start_corner.endswith("right")
         top = self.start_corner.startswith("top")
         # Walk a run along the axis from the start corner's side, then step to the next run.

@@ -62,6 +62,11 @@ log = logging.getLogger("controller.leds.link")
 
 DEFAULT_BAUD = 250000
 
+# Added to the firmware's wake_guard_us. A USB-serial adapter moves bytes in 1 ms USB frames, so the
+# wake byte may leave the adapter up to ~1 ms late while the frame leaves on time: the pause the
+# firmware needs would shrink on the wire. (The emulator's pty shows the same effect under load.)
+GUARD_MARGIN_S = 0.001
+
 
 class LinkError(Exception):
     """Anything that went wrong on the LED link; the message names the port and, where there is
@@ -408,7 +413,7 @@ class LedLink:
             info = FirmwareInfo.parse(reply.body)
         except ProtocolError as error:
             raise LinkProtocolError(str(error), port=self.port) from None
-        self._guard_s = info.wake_guard_us / 1e6
+        self._guard_s = info.wake_guard_us / 1e6 + GUARD_MARGIN_S
         with self._cond:
             self._info = info
         return info

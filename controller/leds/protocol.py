@@ -9,8 +9,9 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
-from controller.leds.frame import PERIOD_STEP_MS, Effect, LedFrame, square_index
+from controller.leds.frame import PERIOD_STEP_MS, Effect, LedFrame
 from controller.leds.layout import AXES, CORNERS, WIRINGS, LedConfig
+from controller.tak import parse_square
 
 PROTOCOL_VERSION = 1
 WAKE_BYTE = b"\x00"
@@ -239,7 +240,7 @@ def set_frame_body(frame: LedFrame, board_size: int) -> bytes:
         )
     records: dict[int, bytes] = {}
     for square, light in frame.lit().items():
-        file, rank = square_index(square, frame.size)
+        file, rank = parse_square(square, frame.size)
         c = light.colour
         # The period only means something for blink and pulse; 0 otherwise, as in PROTOCOL.md 7.
         animated = light.effect in (Effect.BLINK, Effect.PULSE)

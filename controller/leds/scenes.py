@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from controller.leds.frame import Animation, Colour, LedFrame, Light, square_names
+from controller.tak import square_name
 
 BLUE = Colour(0, 90, 255)
 ORANGE = Colour(255, 110, 0)
@@ -68,8 +69,8 @@ class PositionLike(Protocol):
 def idle(size: int) -> LedFrame:
     """Nothing to say: only the four corners breathe dimly in white, so the board is visibly alive
     (and visibly not the firmware's dim blue "waiting for host")."""
-    last = "abcdefgh"[size - 1]
-    corners = ["a1", f"{last}1", f"a{size}", f"{last}{size}"]
+    n = size - 1
+    corners = [square_name(0, 0), square_name(n, 0), square_name(0, n), square_name(n, n)]
     return LedFrame(size, {sq: Light.pulse(DIM_WHITE, IDLE_PULSE_MS) for sq in corners})
 
 

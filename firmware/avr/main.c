@@ -160,9 +160,20 @@ uint32_t hal_millis(void)
     static uint32_t ms;
     static uint32_t last_ticks;
     uint32_t now = ticks();
-    uint32_t whole = (now - last_ticks) / 250u;
-    ms += whole;
-    last_ticks += whole * 250u;
+    uint32_t delta = now - last_ticks;
+    /* Called every main-loop pass: usually 0 or 1 whole milliseconds have passed, and a 32-bit
+     * division (~700 cycles) per pass would let a fast serial line overrun the receive ring. */
+    if (delta >= 25000u) {
+        uint32_t whole = delta / 250u;
+        ms += whole;
+        last_ticks += whole * 250u;
+        delta = now - last_ticks;
+    }
+    while (delta >= 250u) {
+        ms++;
+        last_ticks += 250u;
+        delta -= 250u;
+    }
     return ms;
 }
 

@@ -6,6 +6,14 @@
 
 #define TK_CRC_INIT 0xFFFFu
 
+/* Folds one byte into a running CRC. */
+static inline uint16_t tk_crc16_byte(uint16_t crc, uint8_t byte)
+{
+    uint8_t x = (uint8_t)((crc >> 8) ^ byte);
+    x ^= (uint8_t)(x >> 4);
+    return (uint16_t)((crc << 8) ^ ((uint16_t)x << 12) ^ ((uint16_t)x << 5) ^ x);
+}
+
 /* Continues a CRC over `len` more bytes; start with TK_CRC_INIT. */
 uint16_t tk_crc16(uint16_t crc, const uint8_t *data, uint16_t len);
 

@@ -5,18 +5,27 @@
 #include "tk_cobs.h"
 #include "tk_crc.h"
 
-void tk_parser_init(tk_parser_t *p, uint8_t *buf, uint16_t cap)
+static void restart(tk_parser_t *p)
 {
-    p->buf = buf;
-    p->cap = cap;
     p->len = 0;
+    p->encoded = 0;
+    p->crc = TK_CRC_INIT;
+    p->group_left = 0;
+    p->zero_pending = false;
     p->overflow = false;
     p->poisoned = false;
 }
 
+void tk_parser_init(tk_parser_t *p, uint8_t *buf, uint16_t cap)
+{
+    p->buf = buf;
+    p->cap = cap;
+    restart(p);
+}
+
 bool tk_parser_busy(const tk_parser_t *p)
 {
-    return p->len > 0 || p->overflow;
+    return p->encoded > 0;
 }
 
 void tk_parser_poison(tk_parser_t *p)
@@ -24,65 +33,67 @@ void tk_parser_poison(tk_parser_t *p)
     p->poisoned = true;
 }
 
-static bool finish(tk_parser_t *p, tk_frame_t *out)
+static void append(tk_parser_t *p, uint8_t byte)
+{
+    if (p->len >= p->cap) {
+        p->overflow = true;
+        return;
+    }
+    if (p->len >= 2) {
+        p->crc = tk_crc16_byte(p->crc, p->buf[p->len - 2]);
+    }
+    p->buf[p->len++] = byte;
+}
+
+static void finish(tk_parser_t *p, tk_frame_t *out)
 {
     out->error = 0;
-    out->type = 0;
-    out->seq = 0;
+    out->type = p->len >= 1 ? p->buf[0] : 0;
+    out->seq = p->len >= 2 ? p->buf[1] : 0;
     out->body_len = 0;
     out->body = p->buf;
 
     if (p->overflow) {
         out->error = TK_ERR_TOO_LONG;
-        return true;
-    }
-    uint16_t n = 0;
-    if (!tk_cobs_decode(p->buf, p->len, p->buf, &n)) {
-        out->error = p->poisoned ? TK_ERR_BUSY : TK_ERR_BAD_COBS;
-        return true;
-    }
-    if (n >= 1) {
-        out->type = p->buf[0];
-    }
-    if (n >= 2) {
-        out->seq = p->buf[1];
-    }
-    if (p->poisoned) {
+    } else if (p->poisoned) {
         out->error = TK_ERR_BUSY;
-        return true;
-    }
-    if (n < 4) {
-        out->error = TK_ERR_BAD_COBS;
-        return true;
-    }
-    uint16_t want = (uint16_t)(p->buf[n - 2] | ((uint16_t)p->buf[n - 1] << 8));
-    if (tk_crc16(TK_CRC_INIT, p->buf, (uint16_t)(n - 2)) != want) {
+    } else if (p->group_left != 0 || p->len < 4) {
+        out->error = TK_ERR_BAD_COBS; /* a group cut short, or no room for type, seq and CRC */
+    } else if (p->crc != (uint16_t)(p->buf[p->len - 2] | ((uint16_t)p->buf[p->len - 1] << 8))) {
         out->error = TK_ERR_BAD_CRC;
-        return true;
+    } else {
+        out->body = p->buf + 2;
+        out->body_len = (uint16_t)(p->len - 4);
     }
-    out->body = p->buf + 2;
-    out->body_len = (uint16_t)(n - 4);
-    return true;
 }
 
 bool tk_parser_feed(tk_parser_t *p, uint8_t byte, tk_frame_t *out)
 {
     if (byte != 0) {
-        if (p->len < p->cap) {
-            p->buf[p->len++] = byte;
-        } else {
+        if (p->encoded >= p->cap) {
             p->overflow = true;
+            return false;
+        }
+        p->encoded++;
+        if (p->group_left > 0) {
+            append(p, byte);
+            p->group_left--;
+        } else {
+            /* a code byte: the previous group's implied zero is real, since more data follows */
+            if (p->zero_pending) {
+                append(p, 0);
+            }
+            p->group_left = (uint8_t)(byte - 1);
+            p->zero_pending = byte != 0xFF;
         }
         return false;
     }
-    if (p->len == 0 && !p->overflow) {
+    if (p->encoded == 0 && !p->overflow) {
         return false; /* empty frame: a wake byte or a flush; a pending poison waits for a frame */
     }
-    bool produced = finish(p, out);
-    p->len = 0;
-    p->overflow = false;
-    p->poisoned = false;
-    return produced;
+    finish(p, out);
+    restart(p);
+    return true;
 }
 
 uint16_t tk_frame_build(uint8_t type, uint8_t seq, const uint8_t *body, uint16_t body_len,

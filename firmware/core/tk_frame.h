@@ -1,8 +1,11 @@
 /* Frame parser: 0x00-delimited COBS frames carrying [type][seq][body][crc16 little-endian].
  *
+ * COBS decoding and the CRC run as the bytes arrive (there is time between two bytes on the
+ * line), so a frame is checked the moment its delimiter arrives.
+ *
  * Bytes go in one at a time; at each delimiter the parser reports a checked frame or an error with
  * whatever type/seq it could read. After any error it has already resynchronised: the next byte
- * starts a new frame. The caller owns the buffer (encoded bytes are decoded in place).
+ * starts a new frame. The caller owns the buffer.
  */
 #ifndef TK_FRAME_H
 #define TK_FRAME_H
@@ -13,11 +16,15 @@
 #include "tk_protocol.h"
 
 typedef struct {
-    uint8_t *buf;
+    uint8_t *buf;      /* decoded payload so far */
     uint16_t cap;
-    uint16_t len;
-    bool overflow; /* more bytes than `cap` since the last delimiter */
-    bool poisoned; /* bytes arrived during an LED write: the frame in progress is unusable */
+    uint16_t len;      /* decoded bytes in buf */
+    uint16_t encoded;  /* encoded bytes since the last delimiter */
+    uint16_t crc;      /* CRC of buf[0 .. len-3]: the last two bytes may be the frame's CRC */
+    uint8_t group_left; /* data bytes still due in the current COBS group */
+    bool zero_pending; /* the current group ends in an implied zero, if another group follows */
+    bool overflow;     /* more than `cap` encoded bytes since the last delimiter */
+    bool poisoned;     /* bytes arrived during an LED write: the frame in progress is unusable */
 } tk_parser_t;
 
 typedef struct {

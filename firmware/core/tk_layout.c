@@ -50,9 +50,12 @@ bool tk_config_valid(const tk_config_t *cfg)
 
 uint16_t tk_layout_first_led(const tk_config_t *cfg, uint8_t square)
 {
+    return tk_layout_led_at(cfg, (uint8_t)(square % cfg->board_size), (uint8_t)(square / cfg->board_size));
+}
+
+uint16_t tk_layout_led_at(const tk_config_t *cfg, uint8_t file, uint8_t rank)
+{
     uint8_t n = cfg->board_size;
-    uint8_t file = (uint8_t)(square % n);
-    uint8_t rank = (uint8_t)(square / n);
     /* distances from the corner where the chain starts */
     bool right = cfg->start_corner == TK_CORNER_BOTTOM_RIGHT || cfg->start_corner == TK_CORNER_TOP_RIGHT;
     bool top = cfg->start_corner == TK_CORNER_TOP_LEFT || cfg->start_corner == TK_CORNER_TOP_RIGHT;

@@ -36,4 +36,7 @@ uint16_t tk_config_led_count(const tk_config_t *cfg);
  * other LEDs follow it. */
 uint16_t tk_layout_first_led(const tk_config_t *cfg, uint8_t square);
 
+/* The same by coordinates (file 0 = a, rank 0 = rank 1), without a division. */
+uint16_t tk_layout_led_at(const tk_config_t *cfg, uint8_t file, uint8_t rank);
+
 #endif

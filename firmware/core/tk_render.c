@@ -57,12 +57,28 @@ void tk_limit_current(uint8_t *grb, uint16_t n_leds, uint16_t budget_ma, tk_rend
     }
     /* Largest channel sum the budget allows; the config guarantees budget > idle draw. */
     uint32_t allowed = ((uint32_t)(budget_ma - n_leds * TK_MA_IDLE_PER_LED) * 255u) / TK_MA_PER_CHANNEL;
-    /* One 12-bit fraction, rounded down: every channel scales by the same factor and the scaled
-     * sum stays <= allowed, so the estimate stays <= budget. allowed < 2^17, so allowed << 12 fits. */
-    uint16_t factor = (uint16_t)((allowed << 12) / sum); /* < 4096 because allowed < sum */
+    /* One 16-bit fraction f = floor(allowed / sum * 65536), by long division (allowed < sum, so
+     * the remainder stays below 2^18), then every channel becomes floor(v * f / 65536): the scaled
+     * sum stays <= allowed, so the estimate stays <= budget. */
+    uint16_t factor = 0;
+    uint32_t rem = allowed;
+    for (uint8_t bit = 0; bit < 16; bit++) {
+        rem <<= 1;
+        factor = (uint16_t)(factor << 1);
+        if (rem >= sum) {
+            rem -= sum;
+            factor |= 1u;
+        }
+    }
+    uint8_t f_high = (uint8_t)(factor >> 8);
+    uint8_t f_low = (uint8_t)(factor & 0xFFu);
     uint32_t scaled_sum = 0;
     for (uint16_t i = 0; i < n_bytes; i++) {
-        grb[i] = (uint8_t)(((uint32_t)grb[i] * factor) >> 12);
+        /* v * f >> 16 from two 8x8 products (the AVR's MUL): floor((hi + floor(lo / 256)) / 256)
+         * is exactly floor((hi * 256 + lo) / 65536), and hi + lo / 256 <= 65280 fits 16 bits. */
+        uint16_t high = (uint16_t)(grb[i] * f_high);
+        uint16_t low = (uint16_t)(grb[i] * f_low);
+        grb[i] = (uint8_t)((uint16_t)(high + (low >> 8)) >> 8);
         scaled_sum += grb[i];
     }
     stats->estimate_ma = tk_estimate_ma(n_leds, scaled_sum);
@@ -84,7 +100,6 @@ bool tk_frame_animated(const tk_square_t *squares, uint8_t count, bool waiting)
 void tk_render(const tk_config_t *cfg, const tk_square_t *squares, bool waiting, uint8_t brightness,
                uint32_t t_ms, uint8_t *grb, tk_render_stats_t *stats)
 {
-    uint8_t count = tk_config_squares(cfg);
     uint8_t rgb[3];
     if (waiting) {
         uint8_t level = tk_pulse_level(t_ms, TK_WAIT_PERIOD_MS);
@@ -92,24 +107,27 @@ void tk_render(const tk_config_t *cfg, const tk_square_t *squares, bool waiting,
         rgb[1] = 0;
         rgb[2] = tk_div255((uint16_t)(level * TK_WAIT_BLUE_MAX));
     }
-    for (uint8_t sq = 0; sq < count; sq++) {
-        if (!waiting) {
-            tk_effect_colour(&squares[sq], t_ms, rgb);
-        }
-        uint8_t r = rgb[0];
-        uint8_t g = rgb[1];
-        uint8_t b = rgb[2];
-        if (!waiting) { /* the waiting pattern is already dim; a brightness of 0 must not hide it */
-            r = tk_div255((uint16_t)(r * brightness));
-            g = tk_div255((uint16_t)(g * brightness));
-            b = tk_div255((uint16_t)(b * brightness));
-        }
-        uint16_t led = tk_layout_first_led(cfg, sq);
-        for (uint8_t k = 0; k < cfg->leds_per_square; k++) {
-            uint8_t *p = grb + (uint16_t)(led + k) * 3u;
-            p[0] = g;
-            p[1] = r;
-            p[2] = b;
+    bool dim = !waiting && brightness != 255; /* the waiting pattern is already dim */
+    uint8_t sq = 0;
+    for (uint8_t rank = 0; rank < cfg->board_size; rank++) {
+        for (uint8_t file = 0; file < cfg->board_size; file++, sq++) {
+            if (!waiting) {
+                tk_effect_colour(&squares[sq], t_ms, rgb);
+            }
+            uint8_t r = rgb[0];
+            uint8_t g = rgb[1];
+            uint8_t b = rgb[2];
+            if (dim) {
+                r = tk_div255((uint16_t)(r * brightness));
+                g = tk_div255((uint16_t)(g * brightness));
+                b = tk_div255((uint16_t)(b * brightness));
+            }
+            uint8_t *p = grb + tk_layout_led_at(cfg, file, rank) * 3u;
+            for (uint8_t k = 0; k < cfg->leds_per_square; k++) {
+                *p++ = g;
+                *p++ = r;
+                *p++ = b;
+            }
         }
     }
     tk_limit_current(grb, tk_config_led_count(cfg), cfg->budget_ma, stats);

@@ -18,10 +18,11 @@ typedef struct {
     uint16_t estimate_ma; /* estimate of the frame written (after the cap) */
 } tk_render_stats_t;
 
-/* floor(x / 255) for x <= 65025, without a division (slow on the AVR). */
+/* floor(x / 255) for x <= 65025 without a division (slow on the AVR); x + 1 + x/256 <= 65280
+ * still fits 16 bits. */
 static inline uint8_t tk_div255(uint16_t x)
 {
-    return (uint8_t)(((uint32_t)x + 1u + (x >> 8)) >> 8);
+    return (uint8_t)((uint16_t)(x + 1u + (x >> 8)) >> 8);
 }
 
 /* Triangle 0 -> 255 -> 0 over `period_ms` at time `t_ms` (PROTOCOL.md 4.3). */

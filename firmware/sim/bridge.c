@@ -94,11 +94,14 @@ static void on_ucsr0a_write(struct avr_t *a, avr_io_addr_t addr, uint8_t v, void
     a->data[REG_UCSR0A] = (uint8_t)((a->data[REG_UCSR0A] & ~BIT_U2X0) | (v & BIT_U2X0));
 }
 
+/* The byte time simavr's UART uses (it counts 11 bits, a parity bit included, and whole
+ * microseconds): feeding faster would only queue bytes inside simavr and make RXEND early. */
 static avr_cycle_count_t cycles_per_byte(void)
 {
     uint32_t ubrr = avr->data[REG_UBRR0L] | ((uint32_t)avr->data[REG_UBRR0H] << 8);
-    uint32_t per_bit = ((avr->data[REG_UCSR0A] & BIT_U2X0) ? 8u : 16u) * (ubrr + 1u);
-    return (avr_cycle_count_t)per_bit * 10u; /* start, 8 data, stop */
+    uint32_t baud = avr->frequency / (ubrr + 1u) / ((avr->data[REG_UCSR0A] & BIT_U2X0) ? 8u : 16u);
+    uint32_t usec = baud >= 11u ? 1000000u / (baud / 11u) : 1000u;
+    return (avr_cycle_count_t)usec * (avr->frequency / 1000000u);
 }
 
 /* Moves bytes from the pty to the AVR at the line rate: one byte per byte-time, like a wire. */

@@ -198,7 +198,7 @@ static void test_current_cap_never_exceeds_budget(void)
             CHECK(sum == sum_before, "a frame within budget is untouched");
         } else {
             /* not needlessly dark: the loss is the rounding down of each channel (< 1 step each)
-             * plus the 12-bit scale factor (< 2 mA even for a full white chain) */
+             * plus the 16-bit scale factor (< 1 mA) */
             uint32_t slack = (uint32_t)leds * 3u * 20u / 255u + 3u;
             CHECK(st.estimate_ma + slack >= budget, "est %u budget %u", st.estimate_ma, budget);
         }

@@ -298,14 +298,17 @@ class SimBoard:
         time.sleep(0.006)
         self.port.write(wire(msg_type, self.seq, body))
         self.port.flush()
-        reply = self.read_reply(timeout)
-        assert reply is not None, f"no reply to type {msg_type:#x} seq {self.seq}"
-        assert reply.seq == self.seq, f"reply {reply} to seq {self.seq}"
-        return reply
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.read_reply(max(0.0, deadline - time.monotonic()))
+            assert reply is not None, f"no reply to type {msg_type:#x} seq {self.seq}"
+            if reply.seq == self.seq:  # others are stale replies to earlier requests
+                return reply
 
     def wait_leds(self, predicate, timeout: float = 5.0) -> LedWrite:
+        """The first LED frame reported after this call starts that satisfies `predicate`."""
         deadline = time.monotonic() + timeout
-        seen = 0
+        seen = len(self.leds)
         while time.monotonic() < deadline:
             self.pump()
             for write in self.leds[seen:]:

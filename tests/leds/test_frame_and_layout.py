@@ -27,7 +27,7 @@ def test_unlit_squares_read_as_off_and_iteration_covers_the_board():
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda: LedFrame(5, {"f1": Light.solid(BLUE)}), "'f1' is not a square of a 5x5 board"),
+        (lambda: LedFrame(5, {"f1": Light.solid(BLUE)}), "f1 is off a 5x5 board"),
         (lambda: LedFrame(9), "board size must be 3..8"),
         (lambda: Colour(0, 256, 0), "Colour.g must be an int 0..255"),
         (lambda: Light.blink(BLUE, 30), "multiple of 20 in 20..5100, got 30"),

@@ -1,0 +1,132 @@
+"""The real AVR ELF under simavr: bytes through a pty with pyserial, LEDs decoded from the data pin.
+
+Timing is asserted in simulated cycles at 16 MHz (62.5 ns each), never in wall time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import fw_harness as fw
+import pytest
+import serial
+
+CYCLES_PER_MS = fw.F_CPU // 1000
+
+
+@pytest.fixture
+def board(sim_build):
+    sim = fw.SimBoard(fw.elf_path())
+    yield sim
+    sim.close()
+
+
+def serpentine_led(square: int) -> int:
+    """Independent statement of the default layout (hardware/README.md)."""
+    rank, file = divmod(square, 8)
+    return rank * 8 + (file if rank % 2 == 0 else 7 - file)
+
+
+def test_elf_answers_hello_with_info(board):
+    info = board.request(fw.HELLO)
+    assert info.type == fw.INFO
+    assert info.body[0] == 1  # protocol version
+    assert info.body[23] == 1  # built for 250000 baud
+
+
+def test_set_frame_reaches_the_pin_as_exact_grb_with_ws2812_timing(board):
+    colours = [(s, 2 * s % 256, 100 - s) for s in range(64)]
+    reply = board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(*c) for c in colours]))
+    assert (reply.type, reply.body) == (fw.ACK, bytes([fw.SET_FRAME]))
+    write = board.wait_leds(lambda w: w.rgb(serpentine_led(63)) == colours[63])
+    assert [write.rgb(serpentine_led(s)) for s in range(64)] == colours
+    # WS2812B: T0H 0.22-0.38 us, T1H 0.58-1.0 us, low >= 0.58 us (v5 datasheet); at 16 MHz:
+    assert write.t0h == (6, 6)  # 375 ns
+    assert write.t1h == (12, 12)  # 750 ns
+    assert write.bit == (20, 26)  # 1.25 us, 1.625 us where the next byte is loaded
+    # 7 bits of 20 cycles and one of 26 per byte: 166 cycles, ~1.99 ms for 64 LEDs
+    assert write.cycle - write.start == pytest.approx(64 * 3 * 166, abs=30)
+
+
+def test_all_white_board_is_capped_on_the_pin(board):
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(255, 255, 255)] * 64))
+    write = board.wait_leds(lambda w: w.grb[0] > 0)
+    assert 1450 < fw.estimate_ma(write.grb) <= 1500
+    assert len(set(write.grb)) == 1
+
+
+def test_host_silence_brings_the_waiting_pattern_after_the_configured_timeout(board):
+    assert board.request(fw.SET_CONFIG, fw.config_body(watchdog=300)).type == fw.ACK
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(90, 0, 0)] * 64))
+    shown = board.wait_leds(lambda w: w.rgb(0) == (90, 0, 0))
+    last_byte = max(c for c in board.rxend if c < shown.cycle)
+    waiting = board.wait_leds(lambda w: w.grb[2] > 0 and w.rgb(0)[0] == 0, timeout=5)
+    for led in range(64):
+        r, g, b = waiting.rgb(led)
+        assert r == 0 and g == 0 and 0 < b <= 24
+    silent_ms = (waiting.cycle - last_byte) / CYCLES_PER_MS
+    assert 300 <= silent_ms < 330  # the timeout, then the next 20 ms animation tick
+
+
+def test_a_conforming_host_never_meets_an_led_write(board):
+    # Blink animates: the firmware writes the chain every 20 ms on its own.
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(0, 80, 0, fw.BLINK, 5)] * 64))
+    for i in range(40):
+        reply = board.request(fw.PING, bytes([i]) * 16)
+        assert (reply.type, reply.body) == (fw.PONG, bytes([i]) * 16)
+    stats = board.request(fw.GET_STATS).body
+    assert fw.u16(stats, 8) == 0  # busy: no byte ever arrived during a write
+    time.sleep(0.1)
+    board.pump()
+    assert len(board.leds) >= 5  # and the animation kept running between the exchanges
+
+
+def test_frames_sent_during_an_led_write_are_rejected_busy(board):
+    """Breaking stop-and-wait: three PINGs right behind a SET_FRAME, without waiting for its ACK.
+    Their bytes arrive while the firmware renders and writes the LEDs. simavr buffers 64 bytes where
+    a real ATmega328P keeps 2, so here nothing is lost in the UART, but the firmware rejects the
+    frame that met the write (NAK BUSY) exactly as it would on the board. Bytes beyond the 64-byte
+    receive ring are dropped too, so a later frame of the burst may go unanswered or fail its
+    check; a conforming host (previous test) never gets there, and the link recovers at once."""
+    board.port.write(b"\x00")
+    time.sleep(0.006)
+    burst = fw.wire(fw.SET_FRAME, 1, fw.frame_body([fw.square_record(5, 5, 5)] * 64))
+    burst += b"".join(fw.wire(fw.PING, 2 + k, bytes([k]) * 16) for k in range(3))
+    board.port.write(burst)
+    replies = [board.read_reply(1.0) for _ in range(4)]
+    assert replies[0] == fw.Reply(fw.ACK, 1, bytes([fw.SET_FRAME]))
+    kinds = [(r.type, r.body[1] if r.type == fw.NAK else None) for r in replies[1:] if r]
+    assert (fw.NAK, fw.BUSY) in kinds
+    assert fw.u16(board.request(fw.GET_STATS).body, 8) >= 1
+    assert board.request(fw.PING, b"back").body == b"back"
+
+
+def test_reset_restarts_the_firmware_and_a_resent_frame_restores_the_leds(board):
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(0, 0, 70)]))
+    board.wait_leds(lambda w: w.rgb(0) == (0, 0, 70))
+    board.reset()
+    board.wait_leds(lambda w: w.rgb(0)[2] < 70 and w.rgb(1) == (0, 0, w.rgb(1)[2]), timeout=5)
+    assert board.resets
+    info = board.request(fw.HELLO)
+    assert info.body[21] == 1  # waiting for host: the frame did not survive the reset
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(0, 0, 70)]))
+    board.wait_leds(lambda w: w.rgb(0) == (0, 0, 70))
+
+
+def test_a_restarted_bridge_is_reachable_under_the_same_link(sim_build, tmp_path):
+    link = tmp_path / "takboard-leds"
+    first = fw.SimBoard(fw.elf_path(), link=link)
+    assert os.path.realpath(link) == first.pty
+    first.close()
+    second = fw.SimBoard(fw.elf_path(), link=link)
+    try:
+        assert os.path.realpath(link) == second.pty
+        with serial.Serial(str(link), timeout=1) as port:
+            port.write(b"\x00")
+            time.sleep(0.006)
+            port.write(fw.wire(fw.PING, 9, b"again"))
+            data = port.read_until(b"\x00")
+        assert fw.parse_reply(data) == fw.Reply(fw.PONG, 9, b"again")
+    finally:
+        second.close()
