@@ -35,6 +35,19 @@ def annotate_plies(
         board = Board(size, komi=komi, flats=flats, caps=caps, opening=opening)
     else:
         board = Board.from_tps(tps, komi=komi, flats=flats, caps=caps, opening=opening)
+    return _annotate(board, plies, tinue_depth, node_budget)
+
+
+def annotate_game(game: object, *, tinue_depth: int = 1, node_budget: int = 50_000) -> list[str]:
+    """Marks for a `controller.tak.ptn.Game` (its start position, komi, reserves and opening)."""
+    from controller.engine.hints import to_board
+
+    board = to_board(game.start_position())  # type: ignore[attr-defined]
+    plies = [record.ply.ptn() for record in game.moves]  # type: ignore[attr-defined]
+    return _annotate(board, plies, tinue_depth, node_budget)
+
+
+def _annotate(board: Board, plies: Iterable[str], tinue_depth: int, node_budget: int) -> list[str]:
     marks: list[str] = []
     for number, text in enumerate(plies, start=1):
         try:

@@ -152,7 +152,17 @@ class Geometry:
         """Empty squares where one more road piece would complete a road (bitboard)."""
         n = self.size
         out = 0
-        for a, z in ((self.row[0], self.row[n - 1]), (self.col[0], self.col[n - 1])):
+        for lines in (self.row, self.col):
+            # a road across these lines needs a piece in every line: one may be the new stone
+            gaps = 0
+            for line in lines:
+                if not road & line:
+                    gaps += 1
+                    if gaps > 1:
+                        break
+            if gaps > 1:
+                continue
+            a, z = lines[0], lines[n - 1]
             from_a = self.flood(road & a, road)
             from_z = self.flood(road & z, road)
             out |= (self.spread(from_a) | a) & (self.spread(from_z) | z)
@@ -441,7 +451,7 @@ class Board:
         if len(ply) == 2:
             sq, stone = ply
             if self.ply_count < 2:
-                colour = 1 - me
+                colour = me if self.opening == "no-swap" else 1 - me
                 if stone == DOUBLE:
                     stacks[sq].extend((colour, colour))
                     self.flats[colour] -= 2

@@ -10,7 +10,7 @@ What it knows, and why each term is there:
   under an own top; both worth more under a capstone or wall, which cannot be covered;
 - capstone: being on the board and free to move (capstone mobility);
 - walls: a wall is a flat that does not count, so it pays only next to enemy road pieces;
-- reserves: the player with fewer stones left controls when the game ends on flats;
+- reserves: not a term of their own; they set how urgent the flat count is (first bullet);
 - tempo: the player to move gets a small bonus.
 """
 

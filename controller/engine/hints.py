@@ -13,7 +13,9 @@ search answers; `hint.source` says which one did.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from dataclasses import dataclass, field
 
 from controller.engine.board import Board, BoardError
@@ -80,14 +82,23 @@ class HintEngine:
         self.searcher = searcher or Searcher()
         self._external: TeiEngine | None = None
         self._external_failed = False
+        self._lock = threading.Lock()  # one search at a time: the searcher is not re-entrant
 
     def stop(self) -> None:
-        """Stop a running built-in search early (thread-safe); it returns its best so far."""
+        """Stop a running search early (thread-safe); it returns its best so far."""
         self.searcher.stop()
+        external = self._external
+        if external is not None:
+            with contextlib.suppress(EngineError):
+                external.send("stop")
 
     def hint(self, position: object, *, limit: Limit | None = None) -> Hint:
         limit = limit or Limit(movetime_ms=2000)
         board = to_board(position)
+        with self._lock:
+            return self._hint(board, limit)
+
+    def _hint(self, board: Board, limit: Limit) -> Hint:
         if board.game_end() is not None:
             raise BoardError(f"no hint: the game is over in {board.tps()}")
         if self.external_command and not self._external_failed:

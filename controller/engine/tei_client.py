@@ -136,7 +136,12 @@ class TeiEngine:
 
     def _terminated(self, when: str) -> EngineTerminatedError:
         proc = self._proc
-        code = proc.poll() if proc else None
+        code = None
+        if proc is not None:
+            try:  # its pipes closed: the exit status follows within moments
+                code = proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                code = None
         tail = "; ".join(self._stderr_tail[-3:])
         return EngineTerminatedError(
             f"TEI engine {self.command[0]!r} exited (code {code}) {when}"

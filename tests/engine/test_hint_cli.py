@@ -79,3 +79,18 @@ def test_bad_duration_and_komi_are_refused():
     assert done.returncode == 2 and "bad duration 'soon'" in done.stderr
     done = hint(MIDGAME, "--komi", "1.25")
     assert done.returncode == 2 and "not a whole or half flat" in done.stderr
+
+
+def test_hint_for_the_position_after_a_ptn_game(tmp_path):
+    game = tmp_path / "game.ptn"
+    game.write_text('[Size "5"]\n[Komi "2"]\n\n1. e5 a1 2. a3 e4 3. b3 d5 4. c3 c5 5. d3\n')
+    done = hint("--ptn", str(game), "--depth", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    # black must stop a3-d3 at e3: place there, or drop e4's flat on it
+    assert json.loads(done.stdout)["best"] in {"e3", "Se3", "Ce3", "e4-"}
+
+
+def test_missing_ptn_file_is_a_clear_error(tmp_path):
+    done = hint("--ptn", str(tmp_path / "nope.ptn"))
+    assert done.returncode == 2
+    assert "cannot read" in done.stderr and "nope.ptn" in done.stderr

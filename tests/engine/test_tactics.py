@@ -87,3 +87,15 @@ def test_a_ply_that_ends_the_game_gets_no_mark():
 def test_annotating_an_illegal_ply_names_it():
     with pytest.raises(BoardError, match="ply 2 'a1'"):
         annotate_plies(["a1", "a1"], size=5)
+
+
+def test_annotate_game_reads_a_ptn_game_with_its_komi_and_start():
+    from controller.engine.annotate import annotate_game
+    from controller.tak import ptn
+
+    text = (
+        '[Size "5"]\n[Komi "1.5"]\n\n1. e5 a1 2. a3 e4 3. b3 d5 4. c3 c5 5. d3 e3 6. c2 b5 7. a5\n'
+    )
+    game = ptn.parse_game(text)
+    marks = annotate_game(game)
+    assert [i for i, m in enumerate(marks) if m] == [8, 11]
