@@ -52,6 +52,9 @@ def check_camera(source: str) -> Check:
                          "plug in the USB camera (or enable the Pi camera: `sudo raspi-config`, "
                          "Interface Options, Camera) and check `ls /dev/video*`")
         source = found[0]
+    if source.startswith("/dev/") and not os.path.exists(source):
+        return Check("camera", False, f"{source}: no such device",
+                     "check the cable and `ls /dev/video*`, then set camera.source (or --camera)")
     if source.startswith("/dev/") and not os.access(source, os.R_OK | os.W_OK):
         return Check("camera", False, f"{source}: no permission",
                      "add yourself to the video group: `sudo usermod -aG video $USER`, "
@@ -83,6 +86,10 @@ def check_serial(port: str, timeout: float) -> list[Check]:
                           "plug in the Nano/Uno; check `ls /dev/ttyUSB* /dev/ttyACM*`; install the "
                           "udev rule from deploy/ for a stable /dev/takboard-leds name")]
         port = found[0]
+    if port.startswith("/dev/") and not os.path.exists(port):
+        return [Check("LED board", False, f"{port}: no such device",
+                      "is the board plugged in? `ls /dev/ttyUSB* /dev/ttyACM*`, then set "
+                      "leds.serial (or --serial) to what appears")]
     if port.startswith("/dev/") and not os.access(port, os.R_OK | os.W_OK):
         return [Check("LED board", False, f"{port}: no permission",
                       "add yourself to the dialout group: `sudo usermod -aG dialout $USER`, "
@@ -96,7 +103,9 @@ def check_serial(port: str, timeout: float) -> list[Check]:
     except Exception as exc:
         return [Check("LED board", True, f"{port}: present"),
                 Check("firmware", False, f"no answer from the firmware on {port}: {exc}",
-                      "flash it: `make -C firmware flash PORT=" + port + "` (see firmware/README)")]
+                      "flash it: `make -C firmware && avrdude -p m328p -c arduino -P " + port
+                      + " -b 115200 -U flash:w:firmware/build/avr-250000/takboard.hex:i` "
+                      "(old-bootloader Nanos: -b 57600)")]
     return [Check("LED board", True, f"{port}: present"),
             Check("firmware", True, f"firmware {version}")]
 

@@ -7,6 +7,7 @@ import dataclasses
 import glob
 import logging
 import sys
+from pathlib import Path
 
 import uvicorn
 
@@ -28,11 +29,11 @@ def find_cameras() -> list[str]:
 
 
 def find_serial_ports() -> list[str]:
-    try:
-        from controller.leds.ports import find_led_ports
-    except ImportError:
-        return sorted(glob.glob("/dev/ttyUSB[0-9]*") + glob.glob("/dev/ttyACM[0-9]*"))
-    return [str(p) for p in find_led_ports()]
+    """LED boards found by their USB id (CH340, FTDI, Arduino), the stable udev name first."""
+    from controller.leds.ports import matching_ports
+
+    stable = [path for path in ("/dev/takboard-leds",) if Path(path).exists()]
+    return stable + [candidate.device for candidate in matching_ports()]
 
 
 def resolve_hardware(settings: Settings) -> Settings:
