@@ -281,8 +281,7 @@ class BoardReader:
 
         # colours
         occupied = [s for s in range(len(model.names)) if not fits["empty"][s]]
-        illum = self._illumination(empty)
-        colors = fits["top_col"][occupied] / illum[occupied, None] if occupied else np.zeros((0, 3))
+        colors = fits["top_col"][occupied] if occupied else np.zeros((0, 3))
         labels, color_conf = self.colors.classify(colors, self.white, self.black)
         t = lap("colours", t)
 

@@ -39,7 +39,14 @@ ACROSS = (-0.02, 0.0, 0.02)  # strip offsets across, pitches (narrow: a slanted 
 MAX_FLATS = 8
 MAX_UNDER = 5  # flats under a wall or capstone considered
 TOP_SHIFTS = np.linspace(-0.12, 0.12, 9)  # top piece offset against the bottom piece, pitches
-BASE_SHIFT_RANGE = (-0.13, 0.13)  # bottom piece offset from the centre searched by the edge finder
+BASE_SHIFT_RANGE = (-0.13, 0.13)
+BASE_OFFSETS = (
+    -6,
+    -3,
+    0,
+    3,
+    6,
+)  # samples around the edge finder's guess tried by the fit  # bottom piece offset from the centre searched by the edge finder
 WALL_ANGLES = (0.0, 45.0, 90.0, -45.0)
 
 # Cost scales, in squared BGR levels (profiles are float BGR 0..255).
@@ -47,7 +54,12 @@ BOARD_CAP = 900.0  # truncation of the board cost of one sample
 BACKGROUND_COST = 380.0  # an unexplained sample behind the stack
 SEGMENT_PENALTY = 500.0  # per fitted segment (more segments always fit better)
 GAIN_RANGE = (0.55, 1.2)
+LIGHT_SMOOTH = 0.15  # pitches either side over which the light on the board is averaged
+KIND_PRIOR = {"flat": 0.0, "wall": 3000.0, "cap": 3000.0}
+LAYER_PRIOR = 500.0
+BOARD_CLAIM_WEIGHT = 1.0  # per sample a stack claims that looks like bare board
 BASE_CAP = 150.0  # board cost above which a sample counts as "not board" when finding the base
+SHIFT_PENALTY = 1500.0  # cost of the top piece sitting 0.1 pitch off the bottom one
 EDGE_SAMPLES = 2  # samples either side of a boundary left out of the fit
 EDGE_COST = 60.0  # flat cost of a left-out sample (about the noise of a good fit)
 
@@ -224,6 +236,11 @@ class SquareModel:
         self.nseg = nseg
         self.bottom_half = bottom_half  # [S, H]
         self.kinds = np.array([h.kind for h in HYPOTHESES])
+        # Walls and capstones are rarer than flats and tall stacks rarer than low ones; without a
+        # prior, every ambiguous profile would be read as the more flexible (taller) hypothesis.
+        self.prior = np.array(
+            [KIND_PRIOR[h.kind] + LAYER_PRIOR * h.height for h in HYPOTHESES], dtype=np.float64
+        )
         self.heights = np.array([h.height for h in HYPOTHESES])
         # the claim region on the board plane of a stack (for masking squares behind): from the
         # bottom front edge to the far edge of the top, +- the piece half width across
@@ -234,6 +251,23 @@ class SquareModel:
         samples = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
         return samples.astype(np.float32).mean(axis=1).reshape(len(self.names), self.T, -1)
+
+
+def illumination(empty: np.ndarray, dt: float) -> np.ndarray:
+    """How brightly each strip sample is lit, relative to the whole board. [S, T, 3] -> [S, T]
+
+    From the empty board: its brightness smoothed along the strip (wider than grain and grid
+    lines), over the board's median. Dividing a profile by it takes out hotspots, gradients and
+    glare, so a top face under a glare spot is still one uniform segment, and colours of squares
+    anywhere on the board compare.
+    """
+    lum = empty.mean(axis=2)
+    w = max(1, round(LIGHT_SMOOTH / dt))
+    c = np.concatenate([np.zeros((lum.shape[0], 1)), np.cumsum(lum, axis=1)], axis=1)
+    lo = np.clip(np.arange(lum.shape[1]) - w, 0, lum.shape[1])
+    hi = np.clip(np.arange(lum.shape[1]) + w + 1, 0, lum.shape[1])
+    smooth = (c[:, hi] - c[:, lo]) / (hi - lo)
+    return np.maximum(smooth / max(float(np.median(smooth)), 1.0), 0.05).astype(np.float32)
 
 
 def board_cost(profile: np.ndarray, empty: np.ndarray) -> np.ndarray:
@@ -266,35 +300,12 @@ def _find_base(cb: np.ndarray, valid: np.ndarray, t: np.ndarray) -> np.ndarray:
     return cand[np.argmin(cost, axis=1)]
 
 
-def fit_squares(
-    model: SquareModel,
-    profile: np.ndarray,
-    empty: np.ndarray,
-    valid: np.ndarray,
-    which: np.ndarray,
-) -> dict[str, np.ndarray]:
-    """Fit all hypotheses for the squares `which` (indices). Returns arrays over those squares.
-
-    profile, empty: [S, T, 3] float32; valid: [S, T] bool (False where a nearer stack hides it).
-    """
-    t = model.t
+def _stack_costs(model, which, t, base_idx, rows, r0, P1, P2, N, CB, CG, NB):
+    """Cost [n, H, D] and boundary indices [n, H, D, K+2] of every stack hypothesis, given the
+    bottom piece's front edge (sample index per square)."""
     T = model.T
-    prof = profile[which]
-    emp = empty[which]
-    val = valid[which]
     n_sq = len(which)
-    cb = board_cost(prof, emp)  # [n, T]
-    base_idx = _find_base(cb, val, t)  # [n]
     base_t = t[base_idx]
-
-    v = val.astype(np.float32)
-    P1 = np.concatenate([np.zeros((n_sq, 1, 3), np.float32), np.cumsum(prof * v[..., None], 1)], 1)
-    p2 = np.einsum("stc,stc->st", prof, prof) * v
-    P2 = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(p2, 1)], 1)
-    N = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(v, 1)], 1)
-    CB = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(cb * v, 1)], 1)
-    CG = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(np.minimum(cb, BACKGROUND_COST) * v, 1)], 1)
-
     # Boundaries for the stack hypotheses: the bottom piece's front edge sits at base_t, so its
     # centre j0 = base_t + bottom half extent.
     j0 = base_t[:, None] + model.bottom_half[which]  # [n, H]
@@ -308,7 +319,6 @@ def fit_squares(
     # they are left out of every segment and cost a flat EDGE_COST each, so no hypothesis gains
     # by parking an extra boundary on a blurred edge.
     m = EDGE_SAMPLES
-    rows = np.arange(n_sq)[:, None, None, None]
     a, b = idx[..., :-1], idx[..., 1:]
     a2 = np.minimum(a + m, b)
     b2 = np.maximum(b - m, a2)
@@ -322,9 +332,68 @@ def fit_squares(
     front_end = np.maximum(base_idx - m, 0)
     front = (CB[np.arange(n_sq), front_end] + EDGE_COST * (base_idx - front_end))[:, None, None]
     behind_start = np.minimum(end + m, T)
-    r0 = rows[..., 0]
     behind = CG[r0, T] - CG[r0, behind_start] + EDGE_COST * (behind_start - end)
-    cost = front + seg_cost + behind + SEGMENT_PENALTY * model.nseg[which][:, :, None]
+    claimed = NB[r0, end] - NB[np.arange(n_sq), base_idx][:, None, None]
+    cost = front + seg_cost + behind + claimed + SEGMENT_PENALTY * model.nseg[which][:, :, None]
+    # Pieces are stacked roughly on top of each other: a large offset of the top piece against the
+    # bottom one must pay for itself (else it trades against one layer more or less).
+    cost = cost + SHIFT_PENALTY * (TOP_SHIFTS[None, None, :] / 0.1) ** 2
+    cost = cost + model.prior[None, :, None]
+
+    return cost, idx
+
+
+def fit_squares(
+    model: SquareModel,
+    profile: np.ndarray,
+    empty: np.ndarray,
+    valid: np.ndarray,
+    which: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Fit all hypotheses for the squares `which` (indices). Returns arrays over those squares.
+
+    profile, empty: [S, T, 3] float32; valid: [S, T] bool (False where a nearer stack hides it).
+    """
+    t = model.t
+    T = model.T
+    light = illumination(empty, model.dt)
+    prof = profile[which] / light[which][..., None]
+    emp = empty[which] / light[which][..., None]
+    val = valid[which]
+    n_sq = len(which)
+    cb = board_cost(prof, emp)  # [n, T]
+    base_idx = _find_base(cb, val, t)  # [n]
+
+    v = val.astype(np.float32)
+    P1 = np.concatenate([np.zeros((n_sq, 1, 3), np.float32), np.cumsum(prof * v[..., None], 1)], 1)
+    p2 = np.einsum("stc,stc->st", prof, prof) * v
+    P2 = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(p2, 1)], 1)
+    N = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(v, 1)], 1)
+    CB = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(cb * v, 1)], 1)
+    CG = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(np.minimum(cb, BACKGROUND_COST) * v, 1)], 1)
+    # what a stack hypothesis pays for claiming samples that look just like the bare board
+    nb = np.maximum(BASE_CAP - cb, 0.0) * v * BOARD_CLAIM_WEIGHT
+    NB = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(nb, 1)], 1)
+
+    # The bottom piece's front edge: the edge finder's guess and a few samples either side (a
+    # shadow or a dark piece on dark wood can fool it); the fit decides among them.
+    rows = np.arange(n_sq)[:, None, None, None]
+    r0 = rows[..., 0]
+    best_cost = None
+    best_idx = None
+    best_base = None
+    for off in BASE_OFFSETS:
+        b_idx = np.clip(base_idx + off, 1, T - 1)
+        cost, idx = _stack_costs(model, which, t, b_idx, rows, r0, P1, P2, N, CB, CG, NB)
+        if best_cost is None:
+            best_cost, best_idx = cost, idx
+            best_base = np.broadcast_to(b_idx[:, None, None], cost.shape).copy()
+        else:
+            better = cost < best_cost
+            best_cost = np.where(better, cost, best_cost)
+            best_idx = np.where(better[..., None], idx, best_idx)
+            best_base = np.where(better, b_idx[:, None, None], best_base)
+    cost, idx = best_cost, best_idx
 
     # Empty: bare board up to the far edge of the square, then anything.
     half = int(np.searchsorted(t, 0.5))
@@ -338,13 +407,15 @@ def fit_squares(
 
     # Top colour: the top face segment of the winner (last non-empty segment).
     sel = np.arange(n_sq)
+    base_win = best_base[sel, h_best, d_best]
+    base_t = t[base_win]
     nseg = model.nseg[which, h_best]
     top_a = idx[sel, h_best, d_best, nseg - 1]
     top_b = idx[sel, h_best, d_best, nseg]
     top_n = np.maximum(N[sel, top_b] - N[sel, top_a], 1.0)
     top_col = (P1[sel, top_b] - P1[sel, top_a]) / top_n[:, None]
     # A wall's top edge is thin: use it only when enough of it is seen, else the whole winner.
-    stack_a = base_idx
+    stack_a = base_win
     stack_col = (P1[sel, top_b] - P1[sel, stack_a]) / np.maximum(
         N[sel, top_b] - N[sel, stack_a], 1
     )[:, None]

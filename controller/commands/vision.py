@@ -19,23 +19,31 @@ from pathlib import Path
 # render
 
 
-def tps_to_scene(tps: str):
-    """A TPS position -> `vision.sim.Scene` (light = player 1, dark = player 2)."""
-    try:
-        from controller.tak import CAP, FLAT, WALL, WHITE, Position
-    except ImportError as missing:
-        raise ValueError(
-            f"cannot read TPS: the rules engine is not available ({missing})"
-        ) from None
+def position_to_scene(position):
+    """A `controller.tak.Position` -> `vision.sim.Scene` (light = player 1, dark = player 2).
+
+    The one place a rules-engine position becomes something the simulated camera can show; the
+    service's `--sim` camera can use it too."""
+    from controller.tak import CAP, FLAT, WALL, WHITE
     from vision.sim import Scene
 
-    position = Position.from_tps(tps)
     kinds = {FLAT: "flat", WALL: "wall", CAP: "cap"}
     stacks = {
         square: [("light" if player == WHITE else "dark", kinds[stone]) for player, stone in stack]
         for square, stack in position.stacks().items()
     }
     return Scene(position.size, stacks)
+
+
+def tps_to_scene(tps: str):
+    """A TPS string -> `vision.sim.Scene`; ValueError (TPSError) quoting the text if it is bad."""
+    try:
+        from controller.tak import Position
+    except ImportError as missing:
+        raise ValueError(
+            f"cannot read TPS: the rules engine is not available ({missing})"
+        ) from None
+    return position_to_scene(Position.from_tps(tps))
 
 
 def _parse_leds(text: str, size: int) -> dict[str, tuple[int, int, int]]:
@@ -103,8 +111,32 @@ def _add_render(subparsers) -> None:
     parser.set_defaults(_vision_run=_run_render)
 
 
-def _run_render(args) -> int:
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def _output_problem(path: Path | None, suffixes: tuple[str, ...]) -> str | None:
+    """Why `path` cannot be written, checked before any work is done; None if it looks fine."""
+    if path is None:
+        return None
+    if path.suffix.lower() not in suffixes:
+        return f"{path}: unknown file type {path.suffix or '(none)'!r}; use {', '.join(suffixes)}"
+    if not path.parent.is_dir():
+        return f"{path}: folder {path.parent} does not exist"
+    return None
+
+
+def _write_image(path: Path, image) -> str | None:
     import cv2
+
+    try:
+        if cv2.imwrite(str(path), image):
+            return None
+    except cv2.error as failure:
+        return f"{path}: could not write the image ({failure.err})"
+    return f"{path}: could not write the image (no access?)"
+
+
+def _run_render(args) -> int:
     import numpy as np
 
     from vision.sim import random_hand, random_setup, render_frame
@@ -113,6 +145,14 @@ def _run_render(args) -> int:
         return _fail(f"--tilt {args.tilt}: the mount holds the camera 0..40 degrees from vertical")
     if not (64 <= args.width <= 4096 and 64 <= args.height <= 4096):
         return _fail(f"image size {args.width}x{args.height} is outside 64..4096")
+    for path, suffixes in (
+        (args.output, IMAGE_SUFFIXES),
+        (args.annotate, IMAGE_SUFFIXES),
+        (args.truth, (".json",)),
+    ):
+        problem = _output_problem(path, suffixes)
+        if problem:
+            return _fail(problem)
     try:
         scene = tps_to_scene(args.tps)
         scene.leds = _parse_leds(args.leds, scene.size)
@@ -124,15 +164,20 @@ def _run_render(args) -> int:
     if args.hand:
         scene.hands.append(random_hand(np.random.default_rng([args.seed, 0x4A2D]), scene))
     frame = render_frame(scene, camera, look, seed=args.seed)
-    if not cv2.imwrite(str(args.output), frame.image):
-        return _fail(f"{args.output}: could not write the image (unknown extension or no access)")
+    problem = _write_image(args.output, frame.image)
+    if problem:
+        return _fail(problem)
     if args.truth:
-        args.truth.write_text(json.dumps(_truth_json(frame.truth, camera), indent=1) + "\n")
+        try:
+            args.truth.write_text(json.dumps(_truth_json(frame.truth, camera), indent=1) + "\n")
+        except OSError as failure:
+            return _fail(f"{args.truth}: {failure.strerror}")
     if args.annotate:
         from vision.sim.annotate import draw_truth
 
-        if not cv2.imwrite(str(args.annotate), draw_truth(frame.image, frame.truth)):
-            return _fail(f"{args.annotate}: could not write the image")
+        problem = _write_image(args.annotate, draw_truth(frame.image, frame.truth))
+        if problem:
+            return _fail(problem)
     print(
         f"wrote {args.output} ({camera.width}x{camera.height}, {scene.size}x{scene.size} board, "
         f"tilt {camera.tilt_deg:.1f} deg, seed {args.seed}"
@@ -171,7 +216,7 @@ def _run_markers(args) -> int:
     except ValueError as bad:
         return _fail(str(bad))
     except OSError as bad:
-        return _fail(f"{args.output}: {bad}")
+        return _fail(f"{args.output}: {bad.strerror or bad}")
     sheet = build_sheet(args.size, pitch)
     print(
         f"wrote {path}: {args.size}x{args.size} grid, pitch {pitch:g} mm, page "

@@ -55,8 +55,16 @@ def test_render_same_seed_same_file(tmp_path):
         ([TPS, "--tilt", "55"], "--tilt 55"),
         ([TPS, "--leds", "z9=ff0000"], "z9"),
         ([TPS, "--leds", "a1=red"], "RRGGBB"),
+        ([TPS, "--truth", "/nonexistent-dir/t.json"], "folder /nonexistent-dir does not exist"),
+        ([TPS, "--truth", "truth.txt"], "use .json"),
     ],
 )
 def test_render_refuses_bad_input_clearly(tmp_path, capsys, args, message):
     assert cli.main(["vision", "render", *args, "-o", str(tmp_path / "f.png")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_render_refuses_an_unknown_image_type_before_rendering(tmp_path, capsys):
+    assert cli.main(["vision", "render", TPS, "-o", str(tmp_path / "frame.foo")]) == 2
+    assert "unknown file type '.foo'" in capsys.readouterr().err
+    assert not (tmp_path / "frame.foo").exists()

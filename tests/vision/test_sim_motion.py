@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
 import pytest
 
-from vision.sim import Scene, SimCameraSource, changed_squares, random_setup, reach_and_change
+from vision.sim import (
+    Hand,
+    Scene,
+    SimCameraSource,
+    changed_squares,
+    random_setup,
+    reach_and_change,
+    render_frame,
+)
 
 
 def test_changed_squares_of_a_spread():
@@ -53,3 +63,25 @@ def test_queue_refuses_scenes_of_another_size():
     source = SimCameraSource(Scene(4), camera, look)
     with pytest.raises(ValueError, match="5x5"):
         source.queue([Scene(5)])
+
+
+def test_a_moving_hand_is_smeared_along_its_motion():
+    camera, look = random_setup(6, 5, tilt_deg=15)
+    still = Hand(tip=(2.5, 2.5), from_side="east", height=1.0)
+    moving = Hand(tip=(2.5, 2.5), from_side="east", height=1.0, motion=(0.0, 0.6))
+    a = render_frame(Scene(5, hands=[still]), camera, look, seed=0)
+    b = render_frame(Scene(5, hands=[moving]), camera, look, seed=0)
+
+    # the streak runs along y (ranks): the blurred hand covers more rows, not more columns
+    def extent(mask, axis):
+        return len(np.flatnonzero(mask.any(axis=axis)))
+
+    assert extent(b.truth.hand_mask, 1) > extent(a.truth.hand_mask, 1) + 5
+    assert abs(extent(b.truth.hand_mask, 0) - extent(a.truth.hand_mask, 0)) <= 3
+
+    # and the smear softens the hand's edges: less high-frequency energy inside it
+    def sharpness(image, mask):
+        lap = cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_32F)
+        return float(np.abs(lap[mask]).mean())
+
+    assert sharpness(b.image, a.truth.hand_mask) < sharpness(a.image, a.truth.hand_mask)

@@ -3,6 +3,8 @@ image, it is deterministic per seed, and it varies a lot across seeds."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -173,6 +175,8 @@ def test_hand_is_in_the_truth_and_covers_squares():
 def test_leds_glow_in_their_colour_under_their_square():
     size = 4
     camera, look = random_setup(1, size, tilt_deg=10)
+    # a room where the square is not already blown out by a lamp hotspot (that hides LEDs for real)
+    look = replace(look, hotspots=(), glare=(), exposure=0.9, white_balance=(1.0, 1.0, 1.0))
     plain = render(Scene(size), camera, look, seed=0).astype(int)
     lit = render(Scene(size, leds={"b2": (0, 0, 255)}), camera, look, seed=0).astype(int)
     x, y = np.round(camera.project(np.array([1.5, 1.5]))).astype(int)
@@ -242,3 +246,19 @@ def test_truth_squares_match_the_scene():
     assert truth.squares["d4"].kind == "cap" and truth.squares["d4"].color == "light"
     assert truth.squares["b2"].empty and truth.squares["b2"].height == 0
     assert len(truth.squares) == 16
+
+
+def test_auto_exposure_makes_the_board_darker_next_to_a_pale_sleeve_than_a_dark_one():
+    size = 5
+    camera, look = random_setup(2, size, tilt_deg=10)
+    corner = np.round(camera.project(np.array([4.5, 4.5]))).astype(int)
+
+    def board_level(auto: float, sleeve: tuple[int, int, int]) -> float:
+        hand = Hand(tip=(2.5, 3.0), from_side="south", height=1.0, width=2.5, sleeve=sleeve)
+        tuned = replace(look, auto_exposure=auto, noise_sigma=0.0, jpeg_quality=0)
+        image = render(Scene(size, hands=[hand]), camera, tuned, seed=0)
+        return float(image[corner[1] - 3 : corner[1] + 4, corner[0] - 3 : corner[0] + 4].mean())
+
+    pale, dark = (250, 250, 250), (15, 15, 15)
+    assert board_level(0.0, pale) == pytest.approx(board_level(0.0, dark), abs=0.5)  # locked
+    assert board_level(0.5, pale) < board_level(0.5, dark) - 3.0  # metered

@@ -37,6 +37,7 @@ class Look:
     dark_color: BGR = (40, 55, 80)
     piece_tint: float = 0.06  # piece-to-piece colour variation
     gloss: float = 0.2
+    piece_grain: float = 0.0  # wood grain on the pieces (0 = painted or plastic)
     round_flats: bool = False
     cap_style: str = "cylinder"  # "cylinder" or "pawn"
     jitter: float = 0.05  # how far pieces sit off the square centre
@@ -55,6 +56,7 @@ class Look:
     shadow_strength: float = 0.45
     drift_amplitude: float = 0.08  # slow exposure drift, fraction
     drift_period_s: float = 40.0
+    auto_exposure: float = 0.0  # 0 = locked exposure; up to ~0.5: the camera meters each frame
     # camera
     blur_sigma: float = 0.7
     noise_sigma: float = 2.5
@@ -98,6 +100,7 @@ def _lighting(rng: np.random.Generator, kind: str) -> dict:
         shadow_strength=u(0.3, 0.5),
         drift_amplitude=u(0.02, 0.08),
         drift_period_s=u(30, 120),
+        auto_exposure=float(rng.choice([0.0, u(0.15, 0.5)])),
         blur_sigma=u(0.3, 1.1),
         noise_sigma=u(0.5, 3.5),
         jpeg_quality=int(rng.choice([0, 70, 80, 90, 95])),
@@ -176,6 +179,7 @@ def random_look(seed: int) -> Look:
         dark_color=dark,
         piece_tint=u(0.02, 0.08),
         gloss=u(0.0, 0.5),
+        piece_grain=float(rng.choice([0.0, u(0.02, 0.06), u(0.02, 0.06)])),
         round_flats=bool(rng.random() < 0.3),
         cap_style=str(rng.choice(["cylinder", "pawn"])),
         jitter=u(0.0, 0.1),

@@ -59,12 +59,15 @@ def reach_and_change(
     start = centres[0] + away
     scenes: list[Scene] = []
 
+    tips: list[tuple[float, float]] = []
+
     def with_hand(board: Scene, tip: np.ndarray, height: float) -> Scene:
+        # motion blur: the shutter is open for about half of the frame interval
+        moved = tip - np.array(tips[-1]) if tips else np.zeros(2)
+        tips.append((float(tip[0]), float(tip[1])))
+        motion = (float(0.5 * moved[0]), float(0.5 * moved[1]))
         scene = board.copy()
-        scene.hands = [
-            *board.hands,
-            replace(hand, tip=(float(tip[0]), float(tip[1])), height=height),
-        ]
+        scene.hands = [*board.hands, replace(hand, tip=tips[-1], height=height, motion=motion)]
         return scene
 
     for k in range(approach):

@@ -128,12 +128,13 @@ def static_layer(camera: SimCamera, look: Look) -> np.ndarray:
     top = np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])
     bottom = top - np.array([0.0, 0.0, thick])
     # the board's shadow on the table, soft
-    shadow = np.zeros(img.shape[:2], np.uint8)
+    small = (camera.width // 4, camera.height // 4)  # soft: drawn and blurred at quarter size
+    shadow = np.zeros(small[::-1], np.uint8)
     ground = _to_ground(np.concatenate([top, bottom]), light, -thick)
     hull = cv2.convexHull(camera.project(ground).astype(np.float32)).reshape(-1, 2)
-    _fill(shadow, np.round(hull * _ONE).astype(np.int32), 255)
-    blur = max(3.0, 0.15 * camera.pixels_per_pitch())
-    shadow = cv2.GaussianBlur(shadow, (0, 0), blur)
+    _fill(shadow, np.round((hull + 0.5) / 4 * _ONE - _ONE / 2).astype(np.int32), 255)
+    blur = max(1.0, 0.15 * camera.pixels_per_pitch() / 4)
+    shadow = cv2.resize(cv2.GaussianBlur(shadow, (0, 0), blur), (camera.width, camera.height))
     factor = 1.0 - 0.55 * (shadow.astype(np.float32) / 255.0)
     img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
     # sides facing the lens
@@ -169,11 +170,19 @@ def _piece_rng(look: Look, square: str, level: int) -> np.random.Generator:
 
 def _stack_parts(scene: Scene, square: str, look: Look) -> list[tuple[list[Part], np.ndarray]]:
     """Per piece: its parts and its base colour (BGR float)."""
-    file, rank = parse_square(square, scene.size)
+    return _stack_solids(scene.size, square, tuple(map(tuple, scene.stacks[square])), look)
+
+
+@lru_cache(maxsize=2048)
+def _stack_solids(size: int, square: str, stack: tuple[tuple[str, str], ...],
+                  look: Look) -> list[tuple[list[Part], np.ndarray]]:  # fmt: skip
+    """`_stack_parts`, cached: a stack that did not change between frames is not rebuilt.
+    (The arrays are shared between calls; nothing may modify them.)"""
+    file, rank = parse_square(square, size)
     cx, cy = geometry.square_center(file, rank)
     out = []
     z = 0.0
-    for level, (colour, kind) in enumerate(scene.stacks[square]):
+    for level, (colour, kind) in enumerate(stack):
         rng = _piece_rng(look, square, level)
         jitter = look.jitter * (0.6 if level else 1.0)
         px, py = cx + rng.uniform(-jitter, jitter), cy + rng.uniform(-jitter, jitter)
@@ -204,40 +213,80 @@ def _stack_order(scene: Scene, camera: SimCamera) -> list[str]:
     return sorted((sq for sq, st in scene.stacks.items() if st), key=dist)
 
 
-def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
-                 stacks: dict[str, list[tuple[list[Part], np.ndarray]]]) -> None:  # fmt: skip
+@lru_cache(maxsize=4)
+def _piece_grain(look: Look, width: int, height: int) -> np.ndarray:
+    """Streaky brightness [H, W] float32 around 1, laid over wooden pieces."""
+    rng = np.random.default_rng([look.seed, 0x6A1])
+    streaks = rng.standard_normal((height // 3, max(width // 40, 2))).astype(np.float32)
+    streaks = cv2.resize(streaks, (width, height), interpolation=cv2.INTER_LINEAR)
+    angle = float(rng.uniform(-60, 60))
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
+    streaks = cv2.warpAffine(streaks, turn, (width, height), borderMode=cv2.BORDER_REFLECT)
+    return 1.0 + look.piece_grain * np.clip(streaks, -2.5, 2.5)
+
+
+@lru_cache(maxsize=2048)
+def _stack_strokes(camera: SimCamera, look: Look, size: int, square: str,
+                   stack: tuple[tuple[str, str], ...]) -> list[tuple]:  # fmt: skip
+    """What painting one stack takes, cached per camera, look and stack: a list of
+    (polygon fixed point [K, 2], fill BGR, outline BGR or None, seam (p, q, BGR) or None)."""
     light = light_direction(look)
     lens = camera.centre
+    strokes = []
+    for parts, base in _stack_solids(size, square, stack, look):
+        for part in parts:
+            centroids = part.verts.mean(1)
+            view = lens - centroids
+            view /= np.linalg.norm(view, axis=1, keepdims=True)
+            facing = np.einsum("fi,fi->f", part.normals, view) > 1e-6
+            if not facing.any():
+                continue
+            normals = part.normals[facing]
+            diffuse = np.clip(normals @ light, 0.0, None)
+            half = view[facing] + light
+            half /= np.linalg.norm(half, axis=1, keepdims=True)
+            spec = np.clip(np.einsum("fi,fi->f", normals, half), 0.0, None) ** 24
+            shade = look.ambient + (1.0 - look.ambient) * diffuse
+            colours = base[None, :] * shade[:, None] + (look.gloss * 200.0 * spec)[:, None]
+            colours = np.clip(colours, 0, 255)
+            verts = part.verts[facing]
+            img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
+            fixed = np.round(img_pts * _ONE).astype(np.int32)
+            tops = normals[:, 2] > 0.99
+            sides = np.abs(normals[:, 2]) < 0.01
+            for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
+                outline = seam = None
+                if is_top:  # the rounded edge of a tile catches less light than its face
+                    outline = tuple((colour * 0.82).tolist())
+                elif is_side and len(poly) == 4:  # the seam where this piece meets the next
+                    seam = (
+                        tuple(poly[2].tolist()),
+                        tuple(poly[3].tolist()),
+                        tuple((colour * 0.7).tolist()),
+                    )
+                strokes.append((poly, tuple(colour.tolist()), outline, seam))
+    return strokes
+
+
+def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look) -> None:
+    """Stacks far to near, each bottom to top, then wood grain over wooden pieces."""
+    covered = np.zeros(img.shape[:2], np.uint8) if look.piece_grain > 0 else None
     for square in _stack_order(scene, camera):
-        for parts, base in stacks[square]:
-            for part in parts:
-                centroids = part.verts.mean(1)
-                view = lens - centroids
-                view /= np.linalg.norm(view, axis=1, keepdims=True)
-                facing = np.einsum("fi,fi->f", part.normals, view) > 1e-6
-                if not facing.any():
-                    continue
-                normals = part.normals[facing]
-                diffuse = np.clip(normals @ light, 0.0, None)
-                half = view[facing] + light
-                half /= np.linalg.norm(half, axis=1, keepdims=True)
-                spec = np.clip(np.einsum("fi,fi->f", normals, half), 0.0, None) ** 24
-                shade = look.ambient + (1.0 - look.ambient) * diffuse
-                colours = base[None, :] * shade[:, None] + (look.gloss * 200.0 * spec)[:, None]
-                colours = np.clip(colours, 0, 255)
-                verts = part.verts[facing]
-                img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
-                fixed = np.round(img_pts * _ONE).astype(np.int32)
-                tops = normals[:, 2] > 0.99
-                sides = np.abs(normals[:, 2]) < 0.01
-                for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
-                    cv2.fillPoly(img, [poly], colour.tolist(), cv2.LINE_AA, SHIFT)
-                    if is_top:  # the rounded edge of a tile catches less light than its face
-                        edge = (colour * 0.82).tolist()
-                        cv2.polylines(img, [poly], True, edge, 1, cv2.LINE_AA, SHIFT)
-                    elif is_side and len(poly) == 4:  # the seam where this piece meets the next
-                        seam = (colour * 0.7).tolist()
-                        cv2.line(img, tuple(poly[2]), tuple(poly[3]), seam, 1, cv2.LINE_AA, SHIFT)
+        stack = tuple(map(tuple, scene.stacks[square]))
+        for poly, colour, outline, seam in _stack_strokes(camera, look, scene.size, square, stack):
+            cv2.fillPoly(img, [poly], colour, cv2.LINE_AA, SHIFT)
+            if covered is not None:
+                cv2.fillPoly(covered, [poly], 255, cv2.LINE_8, SHIFT)
+            if outline is not None:
+                cv2.polylines(img, [poly], True, outline, 1, cv2.LINE_AA, SHIFT)
+            elif seam is not None:
+                cv2.line(img, seam[0], seam[1], seam[2], 1, cv2.LINE_AA, SHIFT)
+    if covered is not None and covered.any():
+        x, y, w, h = cv2.boundingRect(covered)
+        roi = (slice(y, y + h), slice(x, x + w))
+        grain = _piece_grain(look, camera.width, camera.height)[roi]
+        factor = np.where(covered[roi] > 0, grain, np.float32(1.0))
+        img[roi] = np.clip(img[roi] * factor[..., None], 0, 255).astype(np.uint8)
 
 
 def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
@@ -280,16 +329,39 @@ def _shadow_mask(scene: Scene, camera: SimCamera, look: Look,
     return out.astype(np.float32) * (1.0 / 255.0)
 
 
+def _motion_kernel(camera: SimCamera, scene: Scene) -> np.ndarray | None:
+    """A line kernel for the longest image streak any hand makes during the exposure, or None."""
+    longest, streak = 0.0, np.zeros(2)
+    for hand in scene.hands:
+        if hand.motion == (0.0, 0.0):
+            continue
+        a = np.array([*hand.tip, hand.height])
+        b = a + np.array([*hand.motion, 0.0])
+        d = camera.project(b) - camera.project(a)
+        if np.linalg.norm(d) > longest:
+            longest, streak = float(np.linalg.norm(d)), d
+    if longest < 1.5:
+        return None
+    half = math.ceil(longest / 2)
+    kernel = np.zeros((2 * half + 1, 2 * half + 1), np.float32)
+    for f in np.linspace(-0.5, 0.5, 2 * half + 2):
+        x, y = half + f * streak[0], half + f * streak[1]
+        kernel[round(y), round(x)] += 1.0
+    return kernel / kernel.sum()
+
+
 def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray) -> None:
-    """Hands and arms, then a soft darkening towards their outlines so they look round."""
+    """Hands and arms with a soft darkening towards their outlines so they look round, smeared
+    along their motion when they move during the exposure. `mask` gets where they cover."""
+    layer = img.copy()
     for hand in scene.hands:
         for poly in hand_polygons(hand):
             fixed = _project_polygon(camera, poly.verts)
             if fixed is None:
                 continue
-            _fill(img, fixed, poly.colour)
+            _fill(layer, fixed, poly.colour)
             if poly.outline is not None:
-                cv2.polylines(img, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
+                cv2.polylines(layer, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
             _fill(mask, fixed, 255, aa=False)
     if not mask.any():
         return
@@ -298,7 +370,24 @@ def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarr
     inner = cv2.resize(small, (camera.width, camera.height)).astype(np.float32) / 255.0
     shade = 0.55 + 0.45 * np.clip(inner * 1.6 - 0.3, 0.0, 1.0)
     region = mask > 0
-    img[region] = (img[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
+    kernel = _motion_kernel(camera, scene)
+    if kernel is None:
+        img[region] = (layer[region].astype(np.float32) * shade[region][:, None]).astype(np.uint8)
+        return
+    # motion blur: smear the hand (premultiplied by its coverage) and its coverage alike, then
+    # lay it over the frame, only inside the hand's bounding box grown by the kernel
+    pad = kernel.shape[0]
+    x, y, w, h = cv2.boundingRect(mask)
+    x0, y0 = max(x - pad, 0), max(y - pad, 0)
+    x1, y1 = min(x + w + pad, camera.width), min(y + h + pad, camera.height)
+    roi = (slice(y0, y1), slice(x0, x1))
+    cover = region[roi].astype(np.float32)
+    hand = layer[roi].astype(np.float32) * (shade[roi] * cover)[..., None]
+    smeared = cv2.filter2D(hand, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    alpha = cv2.filter2D(cover, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    out = img[roi].astype(np.float32) * (1.0 - alpha)[..., None] + smeared
+    img[roi] = np.clip(out, 0, 255).astype(np.uint8)
+    mask[roi] = np.where(alpha > 0.1, 255, 0).astype(np.uint8)
 
 
 def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
@@ -319,6 +408,12 @@ def _draw_leds(img: np.ndarray, scene: Scene, camera: SimCamera) -> None:
 
 # ----------------------------------------------------------------------------------------------
 # light field and sensor
+@lru_cache(maxsize=8)
+def _empty_board_level(camera: SimCamera, look: Look) -> float:
+    """Mean grey level of the empty board frame before the light: what auto exposure aims for."""
+    return max(float(np.mean(cv2.mean(static_layer(camera, look))[:3])), 1.0)
+
+
 def _light_field(camera: SimCamera, look: Look, t: float) -> np.ndarray:
     """Multiplicative light, [H, W, 3] float32: exposure with slow drift, white balance, a gradient
     across the room, vignetting and broad hotspots that wander a little as time goes by."""
@@ -361,15 +456,31 @@ def _glare(camera: SimCamera, look: Look, t: float) -> np.ndarray | None:
     return cv2.resize(spots, (camera.width, camera.height))
 
 
+NOISE_MARGIN = 64
+
+
+@lru_cache(maxsize=2)
+def _noise_bank(width: int, height: int) -> np.ndarray:
+    """Gaussian noise (sigma 16, int16) a little larger than the frame. Each frame takes a crop
+    at a random offset: independent noise at every pixel for a few ms instead of fresh random
+    numbers for 2.8 million values."""
+    rng = np.random.default_rng(0x5E45)
+    shape = (height + NOISE_MARGIN, width + NOISE_MARGIN, 3)
+    return (rng.standard_normal(shape, dtype=np.float32) * 16.0).round().astype(np.int16)
+
+
 def _sensor(img: np.ndarray, look: Look, rng: np.random.Generator) -> np.ndarray:
     """Lens blur, sensor noise and JPEG compression, in that order."""
     if look.blur_sigma > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), look.blur_sigma)
     if look.noise_sigma > 0:
-        noise = np.empty(img.shape, np.int16)
-        cv2.setRNGSeed(int(rng.integers(1 << 31)))
-        cv2.randn(noise, 0, look.noise_sigma)
-        img = cv2.add(img, noise, dtype=cv2.CV_8U)
+        h, w = img.shape[:2]
+        bank = _noise_bank(w, h)
+        dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, size=2))
+        crop = bank[dy : dy + h, dx : dx + w]
+        if rng.random() < 0.5:  # flipped as well as shifted: more distinct frames from one bank
+            crop = crop[::-1, ::-1]
+        img = cv2.addWeighted(img, 1.0, crop, look.noise_sigma / 16.0, 0.0, dtype=cv2.CV_8U)
     if look.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.jpeg_quality)])
         if ok:
@@ -410,11 +521,18 @@ def _probe_points(
     return np.vstack([ring, centre[None]]) - np.array([0.0, 0.0, 0.01])
 
 
-def _visibility(
-    scene: Scene, camera: SimCamera, stacks: dict[str, list], hmask: np.ndarray
-) -> dict:
+@lru_cache(maxsize=64)
+def _visibility_cached(camera: SimCamera, look: Look, size: int, board: tuple) -> dict:
+    no_hands = np.zeros((camera.height, camera.width), bool)
+    return _visibility(camera, look, size, board, no_hands)
+
+
+def _visibility(camera: SimCamera, look: Look, size: int, board: tuple, hmask: np.ndarray) -> dict:
     """Square -> share of its probe points the camera sees, from a label image painted like the
-    frame (stacks far to near, each piece as its convex outline, hands on top) at half size."""
+    frame (stacks far to near, each piece as its convex outline, hands on top) at half size.
+    `board`: ((square, stack), ...) of the non-empty squares."""
+    scene = Scene(size, {sq: list(st) for sq, st in board})
+    stacks = {sq: _stack_solids(size, sq, st, look) for sq, st in board}
     h, w = camera.height // 2, camera.width // 2
     labels = np.zeros((h, w), np.uint16)
     ids = {sq: i + 1 for i, sq in enumerate(all_squares(scene.size))}
@@ -457,10 +575,10 @@ def ground_truth(
     scene: Scene,
     camera: SimCamera,
     hand_mask: np.ndarray | None = None,
-    stacks: dict[str, list[tuple[list[Part], np.ndarray]]] | None = None,
+    look: Look | None = None,
 ) -> GroundTruth:
     """Where everything is in the image, without rendering it. (`render_frame` passes the hand mask
-    and piece solids it drew; without them, pieces are taken as centred and square on.)"""
+    it drew and its look; without a look, pieces are taken as sitting centred on their squares.)"""
     if scene.size != camera.size:
         raise ValueError(
             f"scene is {scene.size}x{scene.size} but the camera frames a {camera.size}"
@@ -486,11 +604,12 @@ def ground_truth(
         samples = np.array([[x, y] for x in np.linspace(box[:, 0].min(), box[:, 0].max(), 5)
                             for y in np.linspace(box[:, 1].min(), box[:, 1].max(), 5)])  # fmt: skip
         visible[i] = bool(inside.all()) and not covered(camera.project(samples))
-    if stacks is None:
-        stacks = {
-            sq: _stack_parts(scene, sq, NOMINAL_LOOK) for sq, st in scene.stacks.items() if st
-        }
-    visibility = _visibility(scene, camera, stacks, hmask)
+    look = NOMINAL_LOOK if look is None else look
+    board = tuple(sorted((sq, tuple(map(tuple, st))) for sq, st in scene.stacks.items() if st))
+    if hmask.any():
+        visibility = _visibility(camera, look, n, board, hmask)
+    else:  # the same board seen by the same camera gives the same answer as the last frame
+        visibility = _visibility_cached(camera, look, n, board)
     grid = np.linspace(0.05, 0.95, 4)
     squares = {}
     for r in range(n):
@@ -544,17 +663,23 @@ def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
         shadow = _shadow_mask(scene, camera, look, stacks)
         factor = 1.0 - look.shadow_strength * shadow
         img = (img.astype(np.float32) * factor[..., None]).astype(np.uint8)
-    _draw_pieces(img, scene, camera, look, stacks)
+    _draw_pieces(img, scene, camera, look)
     hand_mask = np.zeros(img.shape[:2], np.uint8)
     if scene.hands:
         _draw_hands(img, scene, camera, hand_mask)
-    lit = img.astype(np.float32) * _light_field(camera, look, t)
+    field = _light_field(camera, look, t)
+    if look.auto_exposure > 0:
+        # the camera meters the whole frame: dark pieces or a pale sleeve shift everything a bit
+        metered = float(cv2.mean(img)[:3] @ np.ones(3)) / 3
+        target = _empty_board_level(camera, look)
+        field = field * (target / max(metered, 1.0)) ** look.auto_exposure
+    lit = img.astype(np.float32) * field
     glare = _glare(camera, look, t)
     if glare is not None:
         lit += glare[..., None]
     img = np.clip(lit, 0, 255).astype(np.uint8)
     img = _sensor(img, look, rng)
-    return RenderedFrame(img, ground_truth(scene, camera, hand_mask, stacks))
+    return RenderedFrame(img, ground_truth(scene, camera, hand_mask, look))
 
 
 def render(

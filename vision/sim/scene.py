@@ -39,6 +39,7 @@ class Hand:
     sleeve: BGR = (90, 60, 40)
     spread: float = 0.0  # 0 = fingers together, 1 = spread wide
     left: bool = False  # a left hand (thumb on the other side)
+    motion: tuple[float, float] = (0.0, 0.0)  # pitches moved while the shutter is open (blur)
 
     def __post_init__(self) -> None:
         if self.from_side not in SIDES:
