@@ -25,7 +25,9 @@ noise): it measures the tracker alone and is labelled as such in the output.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import multiprocessing
 import random
 import sys
 import time
@@ -90,7 +92,6 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
 
     if reader_kind == "real":
         from vision.reader import BoardReader
-
         from vision.sim import Hand, Scene, random_setup, render
 
         camera, look = random_setup(seed, size, tilt_deg=tilt)
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resolution", default="1280x720", help="camera resolution (1280x720)")
     parser.add_argument("--write-frames", type=Path, metavar="DIR",
                         help="also write every rendered frame (for `takboard record DIR/game_...`)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="games played in parallel processes (1; the machine may be shared)")
     parser.add_argument("--json", type=Path, help="write the figures and per-game results here")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
@@ -191,10 +194,16 @@ def main(argv: list[str] | None = None) -> int:
 
     results: list[GameResult] = []
     started = time.perf_counter()
-    for i in range(args.games):
-        seed = args.seed + i
-        result = play_game(seed, reader_kind=args.reader, fps=args.fps, resolution=resolution,
-                           write_frames=args.write_frames)  # fmt: skip
+    seeds = [args.seed + i for i in range(args.games)]
+    play = functools.partial(play_game, reader_kind=args.reader, fps=args.fps,
+                             resolution=resolution, write_frames=args.write_frames)  # fmt: skip
+    if args.jobs > 1:
+        pool = multiprocessing.get_context("spawn").Pool(args.jobs)
+        games = pool.imap(play, seeds)
+    else:
+        pool, games = None, map(play, seeds)
+    for i, result in enumerate(games):
+        seed = seeds[i]
         results.append(result)
         if not args.quiet:
             done = i + 1
@@ -206,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             if not result.perfect:
                 print(f"\n  game seed {seed}: {result.first_error}", file=sys.stderr)
 
+    if pool is not None:
+        pool.close()
+        pool.join()
     plies = sum(r.plies for r in results)
     exact = sum(r.exact for r in results)
     latencies = [x for r in results for x in r.latencies]
@@ -226,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "render_ms_per_frame_cpu": round(1000 * sum(r.render_s for r in results) / frames, 1),
         "record_ms_per_frame_cpu": round(1000 * sum(r.record_s for r in results) / frames, 1),
         "wall_s": round(time.perf_counter() - started, 1),
+        "jobs": args.jobs,
         "resolution": args.resolution if args.reader == "real" else None,
     }
     label = ("real renderer + vision reader" if args.reader == "real"

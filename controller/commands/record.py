@@ -226,6 +226,8 @@ class DebugWriter:
                 colour = marks.get(name, (200, 200, 200))
                 cv2.polylines(img, [np.round(pts).astype(np.int32)], True, colour,
                               3 if name in marks else 1, cv2.LINE_AA)  # fmt: skip
+                if sq.empty:
+                    continue
                 centre = tuple(np.round(pts.mean(axis=0)).astype(int))
                 cv2.putText(img, sq.label(), centre, cv2.FONT_HERSHEY_SIMPLEX, 0.45,
                             (0, 0, 0), 3, cv2.LINE_AA)  # fmt: skip

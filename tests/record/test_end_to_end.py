@@ -92,3 +92,22 @@ def test_camera_bumped_mid_game_loses_no_ply(tmp_path):
     assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
     assert recorded(out) == plies
+
+
+@pytest.mark.slow
+def test_video_file_is_recorded_like_a_folder(tmp_path):
+    plies = GAME[:4]
+    shots = shots_of(5, plies, seed=8)
+    render_folder(tmp_path / "frames", shots, 5, seed=8, tilt=30.0)
+    frames = sorted((tmp_path / "frames").glob("*.png"))
+    first = cv2.imread(str(frames[0]))
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), FPS,
+                             (first.shape[1], first.shape[0]))  # fmt: skip
+    for path in frames:
+        writer.write(cv2.imread(str(path)))
+    writer.release()
+    out = tmp_path / "game.ptn"
+    assert cli.main(["record", str(video), "--size", "5", "--fps", "5", "-o", str(out),
+                     "--quiet"]) == 0  # fmt: skip
+    assert recorded(out) == plies

@@ -80,3 +80,34 @@ def test_record_command_bad_input_is_a_clear_error(tmp_path, capsys, argv, messa
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert cli.main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_debug_writer_draws_the_frames_around_a_decision(tmp_path):
+    import numpy as np
+
+    from controller.commands.record import DebugWriter, Event
+    from controller.tak import Position
+    from controller.tracking import Commit, Tracker
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_setup, render
+
+    camera, look = random_setup(4, 5, tilt_deg=20.0)
+    reader = BoardReader(5)
+    writer = DebugWriter(tmp_path / "debug", reader)
+    tracker = Tracker(Position(5))
+    frames = [render(Scene(5), camera, look, seed=k, t=k / 5) for k in range(9)]
+    for k, frame in enumerate(frames):
+        reading = reader.read(frame)
+        events = [Event(k, k / 5, Commit(Ply.from_ptn("a1"), 1.5, 1))] if k == 6 else []
+        writer.frame(k, frame, reading, tracker, events)
+    (folder,) = (tmp_path / "debug").iterdir()
+    assert folder.name == "0001_commit_f00006"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["frame_00002.png", "frame_00003.png", "frame_00004.png", "frame_00005.png",
+                     "frame_00006_decision.png", "frame_00007.png", "frame_00008.png"]
+    import cv2
+
+    drawn = cv2.imread(str(folder / "frame_00006_decision.png"))
+    green = (drawn[:, :, 1] > 180) & (drawn[:, :, 0] < 90) & (drawn[:, :, 2] < 90)
+    assert green.sum() > 200  # the committed square outlined in green
+    assert not np.array_equal(drawn, frames[6])
