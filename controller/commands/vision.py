@@ -204,22 +204,31 @@ def _add_markers(subparsers) -> None:
     parser.add_argument(
         "-o", "--output", required=True, type=Path, help="file to write: .svg, .pdf or .png preview"
     )
+    parser.add_argument(
+        "--layout",
+        choices=["board", "cutout"],
+        default="board",
+        help="board: the whole grid with its markers (default); cutout: the four markers alone, "
+        "on A4, to cut out and glue onto an existing board",
+    )
     parser.set_defaults(_vision_run=_run_markers)
 
 
 def _run_markers(args) -> int:
-    from vision.markers import build_sheet, parse_length_mm, write_sheet
+    from vision.markers import build_cutout_sheet, build_sheet, parse_length_mm, write_sheet
 
     try:
         pitch = parse_length_mm(args.pitch)
-        path = write_sheet(args.size, pitch, args.output)
+        path = write_sheet(args.size, pitch, args.output, args.layout)
     except ValueError as bad:
         return _fail(str(bad))
     except OSError as bad:
         return _fail(f"{args.output}: {bad.strerror or bad}")
-    sheet = build_sheet(args.size, pitch)
+    build = build_sheet if args.layout == "board" else build_cutout_sheet
+    sheet = build(args.size, pitch)
+    what = "grid and markers" if args.layout == "board" else "markers to cut out"
     print(
-        f"wrote {path}: {args.size}x{args.size} grid, pitch {pitch:g} mm, page "
+        f"wrote {path}: {args.size}x{args.size} board, pitch {pitch:g} mm, {what}, page "
         f"{sheet.width:.0f} x {sheet.height:.0f} mm; print at 100 % and check the 100 mm bar"
     )
     return 0
