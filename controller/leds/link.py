@@ -212,6 +212,10 @@ class LedLink:
             self._fail_pending(LinkClosed("the link was stopped", port=self.port))
             self._state = LinkState.STOPPED
 
+    async def aclose(self) -> None:
+        """`stop()` for asyncio code (e.g. a FastAPI lifespan): joins the worker off the loop."""
+        await asyncio.to_thread(self.stop)
+
     def __enter__(self) -> LedLink:
         return self.start()
 
@@ -414,6 +418,7 @@ class LedLink:
         except ProtocolError as error:
             raise LinkProtocolError(str(error), port=self.port) from None
         self._guard_s = info.wake_guard_us / 1e6 + GUARD_MARGIN_S
+        self._shown_brightness = info.brightness  # what the board has, so a change is sent
         with self._cond:
             self._info = info
         return info
@@ -498,7 +503,6 @@ class LedLink:
                 self._request(MsgType.SET_CONFIG, set_config_body(self.config), "SET_CONFIG")
                 self._hello()
             self._shown = None
-            self._shown_brightness = None
             self._resend_current()
 
     def _resend_current(self) -> None:
@@ -614,6 +618,8 @@ class LedLink:
                     self._frames_sent += 1
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
+                if self._stopping:  # stop() should not wait out a reply that no one needs
+                    raise LinkClosed("the link was stopped", port=self.port, frame=what)
                 data = ser.read(max(1, ser.in_waiting))
                 for item in self._decoder.feed(data):
                     if item.error is not None:

@@ -15,10 +15,9 @@ import pytest
 import serial
 
 from controller.leds.frame import Colour, LedFrame, Light, square_names
-from controller.leds.framing import StreamDecoder, encode_frame
+from controller.leds.framing import StreamDecoder
 from controller.leds.layout import LedConfig
 from controller.leds.link import LedLink, LinkError, LinkState
-from controller.leds.protocol import MsgType, NakCode, parse_reply, request_payload, set_frame_body
 from tests.leds.conftest import KIND
 from tests.leds.faulty_line import FaultyLine
 
@@ -173,51 +172,90 @@ def test_show_never_blocks_the_event_loop(board):
         finally:
             ticking = False
             await tick
-            await asyncio.to_thread(link.stop)
+            await link.aclose()
         return worst
 
     assert asyncio.run(scenario()) < 0.05
 
 
-def test_link_keeps_stop_and_wait_while_the_firmware_animates(board):
-    config = LedConfig()
-    blinking = LedFrame(8, {sq: Light.blink(BLUE, 40) for sq in square_names(8)})
-    with LedLink(board.port, config=config) as link:
-        for i in range(30):
-            link.show_blocking(blinking.with_lights({"a1": Light.solid(Colour(i + 1, 0, 0))}), 5)
-        stats = link.request_stats().result(3)
-    assert stats.busy == 0 and stats.naks_sent == 0
-    assert stats.led_writes > 30  # the firmware did animate in between
+BLINKING_64 = LedFrame(8, {sq: Light.blink(BLUE, 40) for sq in square_names(8)})
+# The firmware animates every 20 ms, counted from its last LED write, and it writes right before
+# each reply: a request sent 16-24 ms after a reply often meets the next animation write.
+AROUND_NEXT_WRITE = (0.016, 0.024)
 
 
-@pytest.mark.skipif(KIND != "sim", reason="the host build has no interrupts-off LED write")
-def test_a_host_without_the_wake_byte_is_caught_busy(board):
-    """The control for the test above: break the rule on purpose and the firmware notices."""
-    config_body = (
-        bytes([8, 1, 1, 0, 0])
-        + (1500).to_bytes(2, "little")
-        + (5000).to_bytes(2, "little")
-        + b"\x00"
+class SpyPort:
+    """The real pyserial port, with every write and read noted with its time: what the link itself
+    hands to the OS and gets back, independent of how the pty or the bridge schedule bytes."""
+
+    def __init__(self, port, log: list) -> None:
+        self._port, self._log = port, log
+
+    def write(self, data: bytes) -> int:
+        self._log.append(("w", time.monotonic(), bytes(data)))
+        return self._port.write(data)
+
+    def read(self, size: int = 1) -> bytes:
+        data = self._port.read(size)
+        if data:
+            self._log.append(("r", time.monotonic(), data))
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self._port, name)
+
+
+def test_link_sends_a_lone_wake_byte_a_guard_pause_before_each_frame_and_waits_for_replies(board):
+    """The host side of PROTOCOL.md section 3, checked on what the link writes and reads."""
+    log: list = []
+    rng = random.Random(11)
+    link = LedLink(
+        board.port,
+        config=LedConfig(),
+        open_port=lambda *a, **k: SpyPort(serial.serial_for_url(*a, **k), log),
     )
-    blinking = LedFrame(8, {sq: Light.blink(BLUE, 40) for sq in square_names(8)})
-    body = set_frame_body(blinking, 8)
+    with link:
+        assert link.wait_ready(5)
+        for i in range(40):
+            time.sleep(rng.uniform(*AROUND_NEXT_WRITE))
+            link.show_blocking(BLINKING_64.with_lights({"a1": Light.solid(Colour(i + 1, 0, 0))}), 5)
+        board.wait_for_leds(lambda lt: lt.led_count == 64 and lt.rgb(0) == (40, 0, 0), timeout=3)
+        guard_s = link.health().firmware.wake_guard_us / 1e6
+        reply_timeout = link.reply_timeout
     decoder = StreamDecoder()
-    busy = 0
-    with serial.serial_for_url(board.port, baudrate=250000, timeout=0.5) as port:
-        for seq in range(1, 120):
-            kind, payload = (
-                (MsgType.SET_CONFIG, config_body) if seq == 1 else (MsgType.SET_FRAME, body)
-            )
-            port.write(encode_frame(request_payload(kind, seq, payload)))  # no wake byte
-            deadline = time.monotonic() + 0.5
-            answered = False
-            while not answered and time.monotonic() < deadline:
-                for item in decoder.feed(port.read(max(1, port.in_waiting))):
-                    if item.body is not None and parse_reply(item.body).seq == seq:
-                        reply = parse_reply(item.body)
-                        busy += reply.nak_code is NakCode.BUSY
-                        answered = True
-    assert busy > 0
+    wake_at = sent_at = None  # a wake byte written / a request outstanding since
+    requests = 0
+    for kind, at, data in log:
+        if kind == "r":
+            if any(item.body is not None for item in decoder.feed(data)):
+                sent_at = None  # a reply (the link matches its seq; any reply ends this wait)
+            continue
+        if sent_at is not None:
+            assert at - sent_at >= reply_timeout, "wrote while a reply was still due"
+            sent_at = None
+        if data == b"\x00":
+            assert wake_at is None, "two wake bytes with no frame between"
+            wake_at = at
+            continue
+        assert wake_at is not None, f"a frame without its wake byte: {data[:8].hex()}"
+        assert at - wake_at >= guard_s, f"guard pause {1e6 * (at - wake_at):.0f} us too short"
+        assert data.count(0) == 1 and data.endswith(b"\x00"), "one whole frame per write"
+        wake_at, sent_at = None, at
+        requests += 1
+    assert requests >= 40
+
+
+def test_every_frame_lands_while_the_firmware_animates(board):
+    rng = random.Random(12)
+    with LedLink(board.port, config=LedConfig()) as link:
+        for i in range(40):
+            time.sleep(rng.uniform(*AROUND_NEXT_WRITE))
+            frame = BLINKING_64.with_lights({"a1": Light.solid(Colour(i + 1, 0, 0))})
+            mark = board.mark()
+            link.show_blocking(frame, 5)
+            board.wait_for_leds(lambda lt, i=i: lt.rgb(0) == (i + 1, 0, 0), timeout=3, after=mark)
+        stats = link.request_stats().result(3)
+    assert stats.led_writes > 80  # the firmware animated in between, at 50 frames a second
 
 
 def corrupting(rate: float, seed: int):
@@ -319,3 +357,17 @@ def test_a_frame_too_big_for_the_board_fails_its_caller_and_names_port_and_frame
     assert board.port in str(failure.value)
     assert "a 6x6 frame with 1 lit squares" in str(failure.value)
     assert "does not fit the 5x5 LED board" in str(failure.value)
+
+
+def test_stop_returns_at_once_even_while_a_reply_is_awaited():
+    master, slave = os.openpty()
+    try:
+        link = LedLink(os.ttyname(slave), reply_timeout=2.0, handshake_timeout=10).start()
+        time.sleep(0.2)  # in the handshake, waiting for a PONG that never comes
+        began = time.monotonic()
+        link.stop()
+        assert time.monotonic() - began < 0.5
+        assert link.state is LinkState.STOPPED
+    finally:
+        os.close(master)
+        os.close(slave)
