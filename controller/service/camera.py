@@ -206,6 +206,7 @@ class CameraPipeline:
         self._resync = True
         self._want_reference = False
         self._frame_shape: tuple[int, int] | None = None
+        self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
         self._task: asyncio.Task | None = None
         self._frame_lock = threading.Lock()
         self._latest: np.ndarray | None = None
@@ -241,12 +242,14 @@ class CameraPipeline:
             self._want_reference = True
 
     def calibrate(self, corners: list[tuple[float, float]]) -> None:
-        """Four grid corners in image pixels (a1, last file rank 1, far, a last rank), or [] for
-        markers again. The reader is rebuilt with them at the next frame."""
+        """Four grid corners in pixels of the served JPEG (a1, last file rank 1, far, a last rank),
+        or [] for markers again. The reader is rebuilt with them at the next frame."""
         if corners:
-            pts = np.asarray(corners, dtype=np.float64)
+            # the page taps on /api/camera/frame.jpg, which may be scaled down from the frame
+            pts = np.asarray(corners, dtype=np.float64) / self._jpeg_scale
             a, b, c, d = pts
-            area = 0.5 * abs(np.cross(c - a, d - b))
+            (x1, y1), (x2, y2) = c - a, d - b
+            area = 0.5 * abs(x1 * y2 - y1 * x2)
             if area < 100:
                 from controller.service.errors import BadRequestError
 
@@ -441,6 +444,7 @@ class CameraPipeline:
     def _make_overlay(self, frame: np.ndarray, reading) -> dict[str, Any]:
         h, w = frame.shape[:2]
         scale = min(1.0, JPEG_MAX_WIDTH / w)
+        self._jpeg_scale = scale
         out: dict[str, Any] = {"width": round(w * scale), "height": round(h * scale),
                                "board_found": reading.board_found, "occluded": reading.occluded,
                                "reason": reading.reason,

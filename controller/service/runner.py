@@ -36,18 +36,20 @@ def find_serial_ports() -> list[str]:
     return stable + [candidate.device for candidate in matching_ports()]
 
 
-def resolve_hardware(settings: Settings) -> Settings:
-    """Turn "auto" into a concrete choice. No camera and no LED board at all -> simulate both."""
+def resolve_hardware(settings: Settings, *, cameras: list[str] | None = None,
+                     ports: list[str] | None = None) -> Settings:
+    """Turn "auto" into a concrete choice. No camera and no LED board at all -> simulate both.
+    `cameras` / `ports`: what was found (default: look now)."""
     if settings.sim:  # simulate whatever was not named explicitly
         return dataclasses.replace(settings,
                                    camera="sim" if settings.camera == "auto" else settings.camera,
                                    serial="sim" if settings.serial == "auto" else settings.serial)
     camera, serial = settings.camera, settings.serial
     if camera == "auto":
-        found = find_cameras()
+        found = find_cameras() if cameras is None else cameras
         camera = found[0] if found else "none"
     if serial == "auto":
-        found = find_serial_ports()
+        found = find_serial_ports() if ports is None else ports
         serial = found[0] if found else "none"
     if settings.camera == "auto" and settings.serial == "auto" and camera == serial == "none":
         log.warning("no camera and no LED board found: running the simulated board (as --sim)")

@@ -91,8 +91,8 @@ class Corners(Strict):
     corners: list[Annotated[list[Annotated[float, Field(ge=-10000, le=10000)]],
                             Field(min_length=2, max_length=2)]] = Field(
         min_length=4, max_length=4,
-        description="image pixels, order: a1 corner, (last file, rank 1), far corner, "
-        "(a, last rank)")
+        description="pixels of /api/camera/frame.jpg, order: a1 corner, (last file, rank 1), "
+        "far corner, (a, last rank)")
 
 
 # --- virtual board (sim) -----------------------------------------------------------------------

@@ -117,3 +117,25 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     phone.close()
     context.close()
     assert errors == []
+
+
+@pytest.mark.slow
+def test_camera_frame_overlay_and_hand_set_corners(sim_server):
+    import httpx
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=sim_server.url, timeout=10) as c:
+        frame = c.get("/api/camera/frame.jpg")
+        assert frame.status_code == 200 and frame.content[:3] == b"\xff\xd8\xff"
+        overlay = c.get("/api/camera").json()["overlay"]
+        assert overlay["board_found"] and len(overlay["grid"]) == 4
+        assert len(overlay["squares"]) == sim_server.board.session.position.size ** 2
+        flat = {"corners": [[10, 10], [11, 10], [11, 11], [10, 11]]}
+        r = c.put("/api/camera/calibration", json=flat, headers=auth)
+        assert r.status_code == 400 and "no area" in r.json()["detail"]
+        assert c.put("/api/camera/calibration", json={"corners": [[1, 2]]},
+                     headers=auth).status_code == 422
+        corners = {"corners": overlay["grid"]}
+        assert c.put("/api/camera/calibration", json=corners).status_code == 401
+        assert c.put("/api/camera/calibration", json=corners, headers=auth).status_code == 204
+        assert c.delete("/api/camera/calibration", headers=auth).status_code == 204
