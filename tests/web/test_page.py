@@ -5,6 +5,7 @@ the emulated LED firmware, and shown on the page."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,13 @@ def test_camera_frame_overlay_and_hand_set_corners(sim_server):
 
     auth = {"Authorization": f"Bearer {TOKEN}"}
     with httpx.Client(base_url=sim_server.url, timeout=10) as c:
-        frame = c.get("/api/camera/frame.jpg")
+        if sim_server.board.session.position is None:
+            c.post("/api/games", json={"size": 5}, headers=auth)
+        for _ in range(200):  # the camera's first frames (rendered and read) take a moment
+            frame = c.get("/api/camera/frame.jpg")
+            if frame.status_code == 200 and c.get("/api/camera").json()["overlay"].get("grid"):
+                break
+            time.sleep(0.1)
         assert frame.status_code == 200 and frame.content[:3] == b"\xff\xd8\xff"
         overlay = c.get("/api/camera").json()["overlay"]
         assert overlay["board_found"] and len(overlay["grid"]) == 4
