@@ -36,6 +36,7 @@ class PlyTiming:
     event_at: float | None = None
     ack_at: float | None = None
     confirmed: bool = False  # answered an ambiguity
+    corrected: bool = False  # misread: typed in by hand to carry on (only with correct=True)
 
     @property
     def latency(self) -> float | None:
@@ -110,15 +111,23 @@ class SoakDriver:
         r.raise_for_status()
         self._wait_event("game_started", 10)
 
-    def play(self, plies: list[str], *, ply_timeout: float = 15.0,
-             progress=None) -> SoakResult:
+    def play(self, plies: list[str], *, ply_timeout: float = 15.0, correct: bool = False,
+             grace: float = 3.0, progress=None) -> SoakResult:
+        """Play the script. A misread board (illegal/desync with no commit within `grace` s)
+        stops the game, or with `correct` the ply is typed in by hand, as a player would, and
+        the game goes on (those plies are marked and not timed)."""
         result = SoakResult()
         for index, ptn in enumerate(plies, start=1):
-            timing = self._play_one(index, ptn, ply_timeout, result)
+            timing = self._play_one(index, ptn, ply_timeout, result, grace if correct else None)
+            if timing.event_at is None and correct:
+                r = self.http.post("/api/game/plies", json={"ptn": ptn})
+                if r.status_code == 201:
+                    timing.corrected = True
+                    self._drain()
             result.plies.append(timing)
             if progress is not None:
                 progress(index, len(plies), timing)
-            if timing.event_at is None:
+            if timing.event_at is None and not timing.corrected:
                 break
         game = self.http.get("/api/game").json()
         result.final_ptn = game["ptn"]
@@ -130,7 +139,15 @@ class SoakDriver:
         r.raise_for_status()
         return r.json()["version"]
 
-    def _play_one(self, number: int, ptn: str, timeout: float, result: SoakResult) -> PlyTiming:
+    def _drain(self) -> None:
+        while True:
+            try:
+                self.events.get_nowait()
+            except queue.Empty:
+                return
+
+    def _play_one(self, number: int, ptn: str, timeout: float, result: SoakResult,
+                  grace: float | None = None) -> PlyTiming:
         timing = PlyTiming(number, ptn)
         self._put_hand(True)
         self.http.post("/api/sim/ply", json={"ptn": ptn}).raise_for_status()
@@ -158,6 +175,8 @@ class SoakDriver:
                 self.http.post("/api/game/ambiguity", json=choice)
             elif kind in ("illegal_state", "desync"):
                 result.problems.append({"ply": number, "ptn": ptn, "type": kind, **data})
+                if grace is not None:
+                    deadline = min(deadline, time.monotonic() + grace)
         # the first still frame that showed the table after the hand left
         with self._lock:
             frames = [at for v, at in self._frames if v is not None and v >= version]
