@@ -58,7 +58,18 @@ def settings_from_args(args):
         raise SettingsError(str(exc).replace("<settings>", "command line")) from None
 
 
+def limit_malloc_arenas(argv: list[str]) -> None:
+    """Re-run this command with glibc's malloc arenas capped at 2. Every worker thread that touches
+    frames would otherwise keep its own heap: about 60 MB more resident memory for nothing."""
+    if os.environ.get("MALLOC_ARENA_MAX") or not sys.platform.startswith("linux"):
+        return
+    env = {**os.environ, "MALLOC_ARENA_MAX": "2"}
+    os.execve(sys.executable, [sys.executable, "-m", "controller.cli", *argv], env)
+
+
 def run(args) -> int:
+    if sys.argv[1:2] == ["serve"]:  # started from the command line (not called in-process)
+        limit_malloc_arenas(sys.argv[1:])
     from controller.service import logs
 
     logs.configure(args.log)
