@@ -204,3 +204,24 @@ def test_the_page_is_served_with_its_assets(web):
         assert web.anon.get(asset).status_code == 200
     assert web.anon.get("/static/../pyproject.toml").status_code == 404
     assert isinstance(web.anon, httpx.Client)
+
+
+def test_hint_from_the_engine_is_a_legal_ply_and_announced(tmp_path):
+    from controller.service.hints import EngineHints
+    from tests.web.conftest import make_web
+
+    web = make_web(tmp_path, hinter=EngineHints(movetime_ms=200))
+    try:
+        start(web)
+        play(web, "a1", "e5", "c3", "c4")
+        r = web.client.post("/api/game/hint")
+        assert r.status_code == 200, r.text
+        hint = r.json()
+        assert hint["info"]["source"] == "builtin" and hint["info"]["depth"] >= 1
+        # the hint is a ply the game accepts
+        assert web.client.post("/api/game/plies", json={"ptn": hint["ptn"]}).status_code == 201
+        assert web.anon.post("/api/game/hint").status_code == 401
+    finally:
+        web.client.close()
+        web.anon.close()
+        web.server.stop()

@@ -106,6 +106,21 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     assert '[Player1 "Ann"]' in text and "1. a1 e5" in text and "2. c2" in text
     assert page.locator("#ninja").get_attribute("href").startswith("https://ptn.ninja/%5B")
 
+    # two pieces put down at once: no legal ply explains that; the banner's one-tap fix lays the
+    # table out as recorded, and the warning goes away once the camera sees it right
+    page.check("input[name=tool][value=place]")
+    tap_square(page, "sim-board", "c4")
+    tap_square(page, "sim-board", "d4")
+    problem = page.locator(".banner.illegal, .banner.desync")
+    expect(problem).to_be_visible(timeout=20_000)
+    expect(problem).to_contain_text("c4")
+    expect(page.locator("#state")).to_have_text(re.compile("illegal|desync"))
+    expect(page.locator("#board rect[stroke='var(--bad)']")).to_have_count(2)
+    problem.get_by_role("button", name="Put pieces back").click()
+    expect(problem).to_have_count(0, timeout=20_000)
+    expect(page.locator("#state")).to_have_text("recording")
+    expect(page.locator("#moves .ply")).to_have_count(3)
+
     page.wait_for_timeout(1500)  # a fresh camera frame for the picture
     page.screenshot(path=str(ARTIFACTS / "page-sim-game.png"), full_page=True)
     phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
