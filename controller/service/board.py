@@ -150,7 +150,14 @@ class BoardService:
         report["hints"] = self.hinter is not None
         return report
 
+    async def snapshot(self) -> GameView:
+        """`view()` taken under the board's lock, so a ply being written (in a worker thread)
+        is never seen half applied."""
+        async with self.lock:
+            return self.view()
+
     def view(self) -> GameView:
+        """The current game; callers outside the board use `snapshot()`."""
         s = self.session
         position = s._position()
         record = s.journal.game(s.game_id)

@@ -350,8 +350,9 @@ class CameraPipeline:
     async def _process(self, frame: np.ndarray, now: float) -> None:
         board = self.board
         session = board.session
-        size = session.position.size if session.position is not None else self.settings.size
-        empty_game = session.position is not None and not session.position.stacks()
+        async with board.lock:  # the game is only read between two complete changes
+            size = session.position.size if session.position is not None else self.settings.size
+            empty_game = session.position is not None and not session.position.stacks()
         if self.reader is not None and self.reader.size != size:
             self.reader = None
         if self.reader is None or (empty_game and self._want_reference):
@@ -365,11 +366,12 @@ class CameraPipeline:
                                     reading.reason)
         self._last_reading = reading
         self._overlay = self._make_overlay(frame, reading)
-        if session.position is None or session.result is not None:
-            return
-        if self._resync or self.tracker is None:
-            self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config)
-            self._resync = False
+        async with board.lock:
+            if session.position is None or session.result is not None:
+                return
+            if self._resync or self.tracker is None:
+                self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config)
+                self._resync = False
         tracker = self.tracker
         decisions = await asyncio.to_thread(tracker.step, reading, now)
         if decisions:

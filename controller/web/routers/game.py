@@ -16,13 +16,13 @@ router = APIRouter(prefix="/api", tags=["game"])
 @router.get("/game", response_model=models.GamePublic, summary="The current game and position")
 async def current_game(board: BoardDep) -> models.GamePublic:
     board.require_game()
-    return game_public(board.view())
+    return game_public(await board.snapshot())
 
 
 @router.get("/game/plies", response_model=list[models.PlyPublic], summary="Plies so far")
 async def plies(board: BoardDep) -> list[models.PlyPublic]:
     board.require_game()
-    return game_public(board.view()).plies
+    return game_public(await board.snapshot()).plies
 
 
 @router.post("/games", response_model=models.GamePublic, status_code=status.HTTP_201_CREATED,
@@ -38,7 +38,7 @@ async def new_game(body: models.NewGame, board: BoardDep, _: ControlToken) -> mo
 async def play(body: models.PlyIn, board: BoardDep, _: ControlToken) -> models.PlyResult:
     board.require_game()
     played = await board.play(Ply.from_ptn(body.ptn.strip()), source="manual")
-    return models.PlyResult(ptn=played.ptn(), game=game_public(board.view()))
+    return models.PlyResult(ptn=played.ptn(), game=game_public(await board.snapshot()))
 
 
 @router.post("/game/ambiguity", response_model=models.PlyResult,
@@ -49,7 +49,7 @@ async def resolve(body: models.Resolve, board: BoardDep, _: ControlToken) -> mod
         raise BadRequestError("give exactly one of 'candidate' (an index) or 'ptn' (a ply)")
     choice = body.candidate if body.candidate is not None else Ply.from_ptn(body.ptn)
     played = await board.resolve(body.ambiguity_id, choice)
-    return models.PlyResult(ptn=played.ptn(), game=game_public(board.view()))
+    return models.PlyResult(ptn=played.ptn(), game=game_public(await board.snapshot()))
 
 
 @router.post("/game/takeback", response_model=models.TakeBackResult, summary="Take back plies")
@@ -57,7 +57,7 @@ async def take_back(body: models.TakeBack, board: BoardDep, _: ControlToken
                     ) -> models.TakeBackResult:
     board.require_game()
     undone = await board.take_back(body.plies)
-    return models.TakeBackResult(undone=undone, game=game_public(board.view()))
+    return models.TakeBackResult(undone=undone, game=game_public(await board.snapshot()))
 
 
 @router.post("/game/end", response_model=models.GamePublic, summary="Resign or agree a draw")
@@ -71,7 +71,7 @@ async def end(body: models.EndGame, board: BoardDep, _: ControlToken) -> models.
         result = "0-1" if body.player == "white" else "1-0"
         reason = f"{body.player} resigned"
     await board.finish(result, reason)
-    return game_public(board.view())
+    return game_public(await board.snapshot())
 
 
 @router.patch("/game/tags", response_model=models.GamePublic,
@@ -79,7 +79,7 @@ async def end(body: models.EndGame, board: BoardDep, _: ControlToken) -> models.
 async def set_tags(body: models.TagsIn, board: BoardDep, _: ControlToken) -> models.GamePublic:
     board.require_game()
     await board.set_tags(body.tags)
-    return game_public(board.view())
+    return game_public(await board.snapshot())
 
 
 @router.post("/game/hint", response_model=models.HintPublic,
