@@ -21,6 +21,7 @@ from controller.leds.emulator import EmulatedBoard, EmulatorError
 from controller.leds.frame import Animation, Effect, LedFrame, square_names
 from controller.leds.layout import DEFAULT_CONFIG_PATH, LayoutError, LedConfig, load_config
 from controller.leds.link import LedLink, LinkError
+from controller.tak import Ply, Position
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -116,7 +117,6 @@ def run(args) -> int:
 
 def demo_scenes(size: int):
     """Every scene on example game states that fit any board size 3..8."""
-    from controller.tak import Ply, Position
 
     def scenes_of() -> Iterator[tuple[str, LedFrame | Animation]]:
         last = "abcdefgh"[size - 1]

@@ -25,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import os
+import select
 import threading
 import time
 from collections import deque
@@ -61,11 +63,6 @@ from controller.leds.reconnect import Backoff, LinkState, ReconnectLog
 log = logging.getLogger("controller.leds.link")
 
 DEFAULT_BAUD = 250000
-
-# Added to the firmware's wake_guard_us. A USB-serial adapter moves bytes in 1 ms USB frames, so the
-# wake byte may leave the adapter up to ~1 ms late while the frame leaves on time: the pause the
-# firmware needs would shrink on the wire. (The emulator's pty shows the same effect under load.)
-GUARD_MARGIN_S = 0.001
 
 
 class LinkError(Exception):
@@ -121,6 +118,23 @@ class LinkHealth:
     def connected(self) -> bool:
         return self.state is LinkState.READY
 
+    def as_dict(self) -> dict:
+        """Plain JSON-ready values, for the web page and logs."""
+        info = self.firmware
+        return {
+            "port": self.port,
+            "state": self.state.value,
+            "connected": self.connected,
+            "last_ack_age_s": self.last_ack_age_s,
+            "frames_sent": self.frames_sent,
+            "frames_acked": self.frames_acked,
+            "retries": self.retries,
+            "errors": self.errors,
+            "reconnects": self.reconnects,
+            "firmware": None if info is None else dataclasses.asdict(info),
+            "last_error": self.last_error,
+        }
+
 
 Picture = LedFrame | Animation
 
@@ -164,6 +178,9 @@ class LedLink:
         self._reconnect_log = ReconnectLog(self.port)
 
         self._cond = threading.Condition()
+        # The idle worker waits on the port (to see an unplugged cable at once) and on this pipe
+        # (to see a new frame at once); see _idle_wait.
+        self._wake_r = self._wake_w = -1  # opened by start(), closed by stop()
         self._thread: threading.Thread | None = None
         self._stopping = False
         # What the caller wants (guarded by _cond).
@@ -196,6 +213,8 @@ class LedLink:
             if self._thread is not None:
                 return self
             self._stopping = False
+            if self._wake_r < 0:
+                self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
             self._thread = threading.Thread(target=self._run, name="led-link", daemon=True)
             self._thread.start()
         return self
@@ -205,12 +224,23 @@ class LedLink:
         with self._cond:
             thread, self._thread = self._thread, None
             self._stopping = True
-            self._cond.notify_all()
+            self._wake_worker()
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
         with self._cond:
             self._fail_pending(LinkClosed("the link was stopped", port=self.port))
             self._state = LinkState.STOPPED
+            if (thread is None or not thread.is_alive()) and self._wake_r >= 0:
+                os.close(self._wake_r)
+                os.close(self._wake_w)
+                self._wake_r = self._wake_w = -1
+
+    def _wake_worker(self) -> None:
+        """Called with _cond held: wake the worker whether it waits on _cond or on the port."""
+        self._cond.notify_all()
+        if self._wake_w >= 0:
+            with contextlib.suppress(BlockingIOError):
+                os.write(self._wake_w, b"!")
 
     async def aclose(self) -> None:
         """`stop()` for asyncio code (e.g. a FastAPI lifespan): joins the worker off the loop."""
@@ -244,7 +274,7 @@ class LedLink:
             self._desired = picture
             self._desired_since = self._clock()
             self._waiters.append((self._generation, future))
-            self._cond.notify_all()
+            self._wake_worker()
         return future
 
     async def show(self, picture: Picture, timeout: float | None = 2.0) -> None:
@@ -274,14 +304,14 @@ class LedLink:
         set_brightness_body(brightness)  # checks the range here, in the caller's thread
         with self._cond:
             self._brightness = brightness
-            self._cond.notify_all()
+            self._wake_worker()
 
     def request_stats(self) -> concurrent.futures.Future:
         """GET_STATS through the worker (it owns the port); the future gives a `Stats`."""
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._cond:
             self._jobs.append((MsgType.GET_STATS, b"", future))
-            self._cond.notify_all()
+            self._wake_worker()
         return future
 
     def wait_ready(self, timeout: float) -> bool:
@@ -417,7 +447,9 @@ class LedLink:
             info = FirmwareInfo.parse(reply.body)
         except ProtocolError as error:
             raise LinkProtocolError(str(error), port=self.port) from None
-        self._guard_s = info.wake_guard_us / 1e6 + GUARD_MARGIN_S
+        # The firmware's guard already allows for USB: an adapter moves bytes in 1 ms USB frames
+        # and may send the wake byte up to a frame late, the request on time.
+        self._guard_s = info.wake_guard_us / 1e6
         self._shown_brightness = info.brightness  # what the board has, so a change is sent
         with self._cond:
             self._info = info
@@ -455,14 +487,39 @@ class LedLink:
             timeout = self.keepalive - idle
             if step_left is not None:
                 timeout = min(timeout, step_left)
+            self._idle_wait(max(timeout, 0.001), generation, brightness)
+
+    def _idle_wait(self, timeout: float, generation: int, brightness: int | None) -> None:
+        """Sleep until the caller wants something, the timeout, or the port has news: the
+        firmware never talks unasked, so a readable port while idle means a hangup (cable pulled)
+        or line noise, and reading it tells which."""
+        with self._cond:
+            if (
+                self._stopping
+                or self._jobs
+                or self._generation != generation
+                or self._brightness != brightness
+            ):
+                return
+            with contextlib.suppress(BlockingIOError):
+                os.read(self._wake_r, 64)  # wakes that the check above has already covered
+        try:
+            port_fd = self._serial.fileno() if self._serial is not None else None
+        except (AttributeError, OSError, serial.SerialException):
+            port_fd = None  # e.g. loop://: no file descriptor to watch
+        if port_fd is None:
             with self._cond:
-                if (
-                    not self._stopping
-                    and not self._jobs
-                    and self._generation == generation
-                    and self._brightness == brightness
-                ):
-                    self._cond.wait(max(timeout, 0.001))
+                if self._generation == generation and not self._stopping and not self._jobs:
+                    self._cond.wait(timeout)
+            return
+        ready, _, _ = select.select([port_fd, self._wake_r], [], [], timeout)
+        if port_fd in ready:
+            try:
+                data = self._serial.read(max(1, self._serial.in_waiting))
+            except (serial.SerialException, OSError) as error:
+                raise LinkLost(f"port failed: {error}", port=self.port) from None
+            for item in self._decoder.feed(data):
+                log.debug("LED link %s: unasked bytes while idle: %s", self.port, item)
 
     def _current_step(self, picture: Picture, since: float) -> tuple[LedFrame, int, float | None]:
         if isinstance(picture, LedFrame):

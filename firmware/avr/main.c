@@ -70,9 +70,28 @@ static volatile uint8_t rx_ring[RX_RING];
 static volatile uint8_t rx_head;
 static uint8_t rx_tail;
 
+#ifdef TK_TEST_HOOKS
+/* Test builds only (make test-elf): the raw bytes "HANG" on the line stop the main loop, so a test
+ * can watch the hardware watchdog reset the chip. Never in the flashed image. */
+static volatile bool hang_requested;
+static uint8_t hang_match;
+
+static void watch_for_hang(uint8_t byte)
+{
+    static const char magic[4] = {'H', 'A', 'N', 'G'};
+    hang_match = byte == (uint8_t)magic[hang_match] ? (uint8_t)(hang_match + 1u) : (byte == 'H');
+    if (hang_match == sizeof magic) {
+        hang_requested = true;
+    }
+}
+#endif
+
 ISR(USART_RX_vect)
 {
     uint8_t byte = UDR0;
+#ifdef TK_TEST_HOOKS
+    watch_for_hang(byte);
+#endif
     uint8_t next = (uint8_t)((rx_head + 1u) & (RX_RING - 1u));
     if (next != rx_tail) { /* full: drop; the CRC then rejects the frame */
         rx_ring[rx_head] = byte;
@@ -219,5 +238,9 @@ int main(void)
     for (;;) {
         wdt_reset();
         tk_core_task(&core);
+#ifdef TK_TEST_HOOKS
+        while (hang_requested) {
+        }
+#endif
     }
 }

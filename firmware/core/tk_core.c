@@ -48,8 +48,9 @@ void tk_core_init(tk_core_t *c)
 
 uint16_t tk_core_wake_guard_us(const tk_core_t *c)
 {
-    /* ~31 us per LED on the wire, plus the 300 us latch and margin for the write's set-up */
-    return (uint16_t)(tk_config_led_count(&c->cfg) * 32u + 500u);
+    /* ~31 us per LED on the wire, the 300 us latch, the write's set-up, and 1 ms for USB: a
+     * USB-serial adapter may send the wake byte up to one 1 ms USB frame late, the frame on time */
+    return (uint16_t)(tk_config_led_count(&c->cfg) * 32u + 1500u);
 }
 
 static void reply(tk_core_t *c, uint8_t type, uint8_t seq, const uint8_t *body, uint16_t len)
@@ -249,7 +250,10 @@ static void handle_request(tk_core_t *c, const tk_frame_t *f)
         uint16_t old_leds = tk_config_led_count(&c->cfg);
         if (tk_config_led_count(&cfg) < old_leds) {
             memset(c->grb, 0, (size_t)old_leds * 3u);
-            hal_leds_show(c->grb, (uint16_t)(old_leds * 3u));
+            if (hal_leds_show(c->grb, (uint16_t)(old_leds * 3u)) == TK_SHOW_RX_DURING_WRITE) {
+                tk_parser_poison(&c->parser);
+                inc(&c->stats.busy);
+            }
         }
         c->cfg = cfg;
         clear_squares(c);

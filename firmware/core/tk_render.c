@@ -2,29 +2,33 @@
 
 #include "tk_protocol.h"
 
-uint8_t tk_pulse_level(uint32_t t_ms, uint16_t period_ms)
+static uint8_t triangle(uint16_t phase, uint16_t period_ms)
 {
-    uint16_t phase = (uint16_t)(t_ms % period_ms);
     uint16_t x = (uint16_t)(((uint32_t)phase * 510u) / period_ms);
     return (uint8_t)(x <= 255u ? x : 510u - x);
 }
 
-void tk_effect_colour(const tk_square_t *sq, uint32_t t_ms, uint8_t rgb[3])
+uint8_t tk_pulse_level(uint32_t t_ms, uint16_t period_ms)
+{
+    return triangle((uint16_t)(t_ms % period_ms), period_ms);
+}
+
+/* The effect at `phase` = t mod the square's period (the caller computes it once per period). */
+static void effect_at(const tk_square_t *sq, uint16_t phase, uint16_t period_ms, uint8_t rgb[3])
 {
     rgb[0] = 0;
     rgb[1] = 0;
     rgb[2] = 0;
-    uint16_t period_ms = (uint16_t)(sq->period * TK_PERIOD_UNIT_MS);
     switch (sq->effect) {
     case TK_FX_SOLID:
         break;
     case TK_FX_BLINK:
-        if ((uint16_t)(t_ms % period_ms) >= period_ms / 2u) {
+        if (phase >= period_ms / 2u) {
             return;
         }
         break;
     case TK_FX_PULSE: {
-        uint8_t level = tk_pulse_level(t_ms, period_ms);
+        uint8_t level = triangle(phase, period_ms);
         rgb[0] = tk_div255((uint16_t)(sq->r * level));
         rgb[1] = tk_div255((uint16_t)(sq->g * level));
         rgb[2] = tk_div255((uint16_t)(sq->b * level));
@@ -36,6 +40,13 @@ void tk_effect_colour(const tk_square_t *sq, uint32_t t_ms, uint8_t rgb[3])
     rgb[0] = sq->r;
     rgb[1] = sq->g;
     rgb[2] = sq->b;
+}
+
+void tk_effect_colour(const tk_square_t *sq, uint32_t t_ms, uint8_t rgb[3])
+{
+    uint16_t period_ms = (uint16_t)(sq->period * TK_PERIOD_UNIT_MS);
+    uint16_t phase = period_ms ? (uint16_t)(t_ms % period_ms) : 0;
+    effect_at(sq, phase, period_ms, rgb);
 }
 
 uint16_t tk_estimate_ma(uint16_t n_leds, uint32_t channel_sum)
@@ -108,11 +119,24 @@ void tk_render(const tk_config_t *cfg, const tk_square_t *squares, bool waiting,
         rgb[2] = tk_div255((uint16_t)(level * TK_WAIT_BLUE_MAX));
     }
     bool dim = !waiting && brightness != 255; /* the waiting pattern is already dim */
+    uint16_t cached_period = 0;
+    uint16_t cached_phase = 0;
     uint8_t sq = 0;
     for (uint8_t rank = 0; rank < cfg->board_size; rank++) {
         for (uint8_t file = 0; file < cfg->board_size; file++, sq++) {
             if (!waiting) {
-                tk_effect_colour(&squares[sq], t_ms, rgb);
+                const tk_square_t *square = &squares[sq];
+                uint16_t period_ms = 0;
+                uint16_t phase = 0;
+                if (square->effect == TK_FX_BLINK || square->effect == TK_FX_PULSE) {
+                    period_ms = (uint16_t)(square->period * TK_PERIOD_UNIT_MS);
+                    if (period_ms != cached_period) { /* one 32-bit modulo per distinct period */
+                        cached_period = period_ms;
+                        cached_phase = (uint16_t)(t_ms % period_ms);
+                    }
+                    phase = cached_phase;
+                }
+                effect_at(square, phase, period_ms, rgb);
             }
             uint8_t r = rgb[0];
             uint8_t g = rgb[1];

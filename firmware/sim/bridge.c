@@ -1,6 +1,6 @@
 /* takboard-sim: the real AVR firmware under simavr, wired like the board.
  *
- *   takboard-sim [--link PATH] [--speed X] [--quiet-leds] FIRMWARE.elf
+ *   takboard-sim [--link PATH] [--speed X] [--wake-gap-us N] [--quiet-leds] FIRMWARE.elf
  *
  * - UART0 <-> a pty (printed as "PTY /dev/pts/N"), bytes delivered at the firmware's baud rate in
  *   simulated time, like a wire.
@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +55,7 @@ static double speed = 1.0;
 
 /* ---- serial line ---- */
 static avr_irq_t *uart_in;
-static uint8_t to_avr[8192];
+static uint8_t to_avr[256];
 static size_t to_avr_len, to_avr_pos;
 static avr_cycle_count_t next_byte_cycle;
 static bool uart_full;
@@ -104,28 +106,124 @@ static avr_cycle_count_t cycles_per_byte(void)
     return (avr_cycle_count_t)usec * (avr->frequency / 1000000u);
 }
 
-/* Moves bytes from the pty to the AVR at the line rate: one byte per byte-time, like a wire. */
+/* ---- host -> AVR: a reader thread timestamps what the host writes ----
+ * The host's pauses matter (the wake byte, then a guard pause, then the frame: PROTOCOL.md
+ * section 3). Reading the pty from the simulation loop would merge a pause into one chunk whenever
+ * the loop is late (a busy machine), so a thread reads as soon as bytes arrive, notes the wall
+ * time, and the loop keeps the same gaps between chunks in simulated time. */
+#define CHUNKS 256u
+static struct {
+    double wall;
+    uint16_t len;
+    uint8_t data[256];
+} chunks[CHUNKS];
+static unsigned chunk_head, chunk_tail; /* guarded by chunk_lock */
+static pthread_mutex_t chunk_lock = PTHREAD_MUTEX_INITIALIZER;
+static double last_chunk_wall = -1.0;
+static avr_cycle_count_t last_chunk_cycle;
+static uint32_t wake_gap_us = 5000;  /* --wake-gap-us */
+static avr_cycle_count_t line_idle_since; /* when the last byte fed to the AVR ended */
+static bool line_used;                    /* any byte fed since start or reset */
+
+static double wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *pty_reader(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct pollfd pfd = {.fd = master, .events = POLLIN};
+        if (poll(&pfd, 1, 100) <= 0) {
+            continue;
+        }
+        pthread_mutex_lock(&chunk_lock);
+        bool room = chunk_head - chunk_tail < CHUNKS;
+        pthread_mutex_unlock(&chunk_lock);
+        if (!room) { /* the AVR side is behind: let the pty buffer hold the rest */
+            usleep(1000);
+            continue;
+        }
+        uint8_t buf[256];
+        ssize_t n = read(master, buf, sizeof buf);
+        if (n <= 0) {
+            usleep(1000); /* EAGAIN, or no client has the port open (EIO) */
+            continue;
+        }
+        double now = wall_seconds();
+        pthread_mutex_lock(&chunk_lock);
+        unsigned slot = chunk_head % CHUNKS;
+        chunks[slot].wall = now;
+        chunks[slot].len = (uint16_t)n;
+        memcpy(chunks[slot].data, buf, (size_t)n);
+        chunk_head++;
+        pthread_mutex_unlock(&chunk_lock);
+    }
+    return NULL;
+}
+
+/* Moves bytes to the AVR at the line rate: one byte per byte-time, like a wire, each chunk no
+ * earlier (in simulated time) than the host's pause before it allows. */
 static void feed_uart(void)
 {
     if (to_avr_pos == to_avr_len) {
-        to_avr_pos = to_avr_len = 0;
-        ssize_t n = read(master, to_avr, sizeof to_avr);
-        if (n > 0) {
-            to_avr_len = (size_t)n;
-            if (next_byte_cycle < avr->cycle) {
-                next_byte_cycle = avr->cycle;
+        bool got = false;
+        double wall = 0;
+        pthread_mutex_lock(&chunk_lock);
+        if (chunk_tail != chunk_head) {
+            unsigned slot = chunk_tail % CHUNKS;
+            memcpy(to_avr, chunks[slot].data, chunks[slot].len);
+            to_avr_len = chunks[slot].len;
+            to_avr_pos = 0;
+            wall = chunks[slot].wall;
+            chunk_tail++;
+            got = true;
+        }
+        pthread_mutex_unlock(&chunk_lock);
+        if (got) {
+            avr_cycle_count_t earliest = avr->cycle;
+            /* Only short pauses are kept exactly (the wake guard is a few ms): keeping long ones
+             * would let a slow simulation fall further behind at every exchange. */
+            if (last_chunk_wall >= 0 && wall > last_chunk_wall && wall - last_chunk_wall < 0.05) {
+                double ratio = speed > 0 ? speed : 1.0;
+                avr_cycle_count_t gap =
+                    (avr_cycle_count_t)((wall - last_chunk_wall) * ratio * (double)avr->frequency);
+                if (last_chunk_cycle + gap > earliest) {
+                    earliest = last_chunk_cycle + gap;
+                }
             }
+            if (next_byte_cycle < earliest) {
+                next_byte_cycle = earliest;
+            }
+            last_chunk_wall = wall;
+            last_chunk_cycle = next_byte_cycle;
         }
     }
     while (to_avr_pos < to_avr_len && avr->cycle >= next_byte_cycle && !uart_full) {
         uint8_t byte = to_avr[to_avr_pos++];
         avr_cycle_count_t per_byte = cycles_per_byte();
+        /* A 0x00 on an idle line is the host's wake byte, and the host pauses after it (PROTOCOL.md
+         * section 3). This thread can see the pause shrink or vanish when it reads the pty late on
+         * a loaded machine; a real USB-serial line keeps it. So keep the pause here, or the
+         * emulator would invent collisions the board never sees. A host that sends no wake byte
+         * at all is still caught; one that skips only the pause is caught by the board's overrun
+         * flag, not here. */
+        bool wake = byte == 0 && (!line_used || next_byte_cycle - line_idle_since >
+                                                    (avr_cycle_count_t)avr->frequency / 1000u);
+        line_used = true;
         avr_raise_irq(uart_in, byte);
         if (byte == 0) {
             fprintf(out, "RXEND cycle=%llu\n", (unsigned long long)(next_byte_cycle + per_byte));
             fflush(out);
         }
         next_byte_cycle += per_byte;
+        line_idle_since = next_byte_cycle;
+        if (wake) {
+            next_byte_cycle += (avr_cycle_count_t)wake_gap_us * (avr->frequency / 1000000u);
+        }
     }
 }
 
@@ -248,13 +346,6 @@ static void on_reset_signal(int sig)
     reset_requested = 1;
 }
 
-static double wall_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static int open_pty(void)
 {
     int slave;
@@ -284,7 +375,7 @@ static int open_pty(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: takboard-sim [--link PATH] [--speed X] [--quiet-leds] FIRMWARE.elf\n");
+    fprintf(stderr, "usage: takboard-sim [--link PATH] [--speed X] [--wake-gap-us N] [--quiet-leds] FIRMWARE.elf\n");
     return 2;
 }
 
@@ -296,6 +387,8 @@ int main(int argc, char **argv)
             link_path = argv[++i];
         } else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
             speed = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--wake-gap-us") == 0 && i + 1 < argc) {
+            wake_gap_us = (uint32_t)strtoul(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--quiet-leds") == 0) {
             quiet_leds = true;
         } else if (argv[i][0] != '-' && !elf) {
@@ -352,6 +445,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, pty_reader, NULL) != 0) {
+        fprintf(stderr, "takboard-sim: cannot start the pty reader\n");
+        return 1;
+    }
+    /* The simulation loop may spin; the reader must win the CPU when the host writes, or its
+     * timestamps (and so the host's pauses) come late. On Linux this lowers only this thread. */
+    setpriority(PRIO_PROCESS, 0, 10);
     double wall_start = wall_seconds();
     avr_cycle_count_t cycle_start = avr->cycle;
     for (;;) {
@@ -374,6 +475,8 @@ int main(int argc, char **argv)
             decoder_reset();
             to_avr_pos = to_avr_len = 0;
             next_byte_cycle = avr->cycle;
+            last_chunk_wall = -1.0;
+            line_used = false;
             uart_full = false;
             fprintf(out, "RESET cycle=%llu\n", (unsigned long long)avr->cycle);
             fflush(out);
@@ -382,8 +485,7 @@ int main(int argc, char **argv)
             double sim_s = (double)(avr->cycle - cycle_start) / avr->frequency / speed;
             double ahead = sim_s - (wall_seconds() - wall_start);
             if (ahead > 0.002) {
-                struct pollfd pfd = {.fd = master, .events = POLLIN};
-                poll(&pfd, 1, (int)(ahead * 1000));
+                usleep((useconds_t)(ahead * 1e6));
             } else if (ahead < -0.5) {
                 /* slower than real time (a busy machine): do not try to catch up in a burst */
                 wall_start += -ahead - 0.5;

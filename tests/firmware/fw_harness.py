@@ -8,6 +8,7 @@ the firmware tests check the firmware against the document and not against the h
 from __future__ import annotations
 
 import queue
+import shutil
 import signal
 import subprocess
 import threading
@@ -32,6 +33,19 @@ OFF, SOLID, BLINK, PULSE = range(4)
 
 def elf_path(baud: int = 250000) -> Path:
     return BUILD / f"avr-{baud}" / "takboard.elf"
+
+
+_built: set[tuple[str, int]] = set()
+
+
+def build_once(*targets: str, baud: int = 250000) -> None:
+    """make, once per test session for the same targets (make itself is incremental anyway)."""
+    key = (" ".join(targets), baud)
+    if key not in _built:
+        if "sim" in targets and shutil.which("avr-gcc") is None:
+            raise RuntimeError("avr-gcc missing: install gcc-avr avr-libc (see bootstrap.sh)")
+        make(*targets, baud=baud)
+        _built.add(key)
 
 
 def make(*targets: str, baud: int = 250000) -> None:
@@ -256,6 +270,9 @@ class SimBoard:
         self.resets: list[int] = []
         self.port = serial.Serial(self.pty, timeout=0.05)
         self.seq = 0
+        # Like a Nano after reset, the board hears nothing until its firmware has started: wait
+        # for the first LED frame it writes (the waiting-for-host pattern) before talking to it.
+        self.wait_leds(lambda _write: True, timeout=20, since=0)
 
     def _read(self) -> None:
         assert self.proc.stdout
@@ -290,7 +307,7 @@ class SimBoard:
             buf += chunk
         return None
 
-    def request(self, msg_type: int, body: bytes = b"", timeout: float = 2.0) -> Reply:
+    def request(self, msg_type: int, body: bytes = b"", timeout: float = 5.0) -> Reply:
         """A conforming host: wake byte, guard, frame, then wait for the reply."""
         self.seq = (self.seq + 1) & 0xFF
         self.port.write(b"\x00")
@@ -305,10 +322,11 @@ class SimBoard:
             if reply.seq == self.seq:  # others are stale replies to earlier requests
                 return reply
 
-    def wait_leds(self, predicate, timeout: float = 5.0) -> LedWrite:
-        """The first LED frame reported after this call starts that satisfies `predicate`."""
+    def wait_leds(self, predicate, timeout: float = 5.0, since: int | None = None) -> LedWrite:
+        """The first LED frame reported after this call starts (or after frame number `since`)
+        that satisfies `predicate`."""
         deadline = time.monotonic() + timeout
-        seen = len(self.leds)
+        seen = len(self.leds) if since is None else since
         while time.monotonic() < deadline:
             self.pump()
             for write in self.leds[seen:]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import subprocess
 
 import fw_harness as fw
+import pytest
+import serial
 from fw_harness import (
     ACK,
     BAD_COBS,
@@ -25,6 +27,18 @@ from fw_harness import (
     TOO_LONG,
     UNKNOWN_TYPE,
 )
+
+
+@pytest.fixture(scope="module")
+def host_build() -> None:
+    fw.build_once("host", "build/unit-tests")
+
+
+@pytest.fixture
+def host(host_build):
+    script = fw.HostScript()
+    yield script
+    script.close()
 
 
 def test_c_unit_tests_pass_under_sanitizers(host_build):
@@ -219,3 +233,32 @@ def test_a_host_that_stops_mid_frame_does_not_freeze_the_leds(host):
     host.rx(b"\x00" + fw.wire(fw.PING, 2)[:3])
     assert host.tick(90).leds == []
     assert host.tick(60).leds
+
+
+def test_host_build_serves_the_protocol_on_a_pty(host_build, tmp_path):
+    """The service can run the board without simavr: the same core on a pty, real clock."""
+    link = tmp_path / "board"
+    proc = subprocess.Popen(
+        [str(fw.BUILD / "takboard-host-asan"), "--link", str(link)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout
+        first = proc.stdout.readline().split()
+        assert first[0] == "PTY"
+        with serial.Serial(str(link), timeout=5) as port:
+            body = fw.frame_body([fw.square_record(7, 8, 9)])
+            port.write(b"\x00" + fw.wire(fw.SET_FRAME, 5, body))
+            reply = fw.parse_reply(port.read_until(b"\x00"))
+        assert reply == fw.Reply(fw.ACK, 5, bytes([fw.SET_FRAME]))
+        while True:
+            line = proc.stdout.readline()
+            assert line, "host build exited"
+            write = fw.parse_leds_line(line.strip())
+            if write.rgb(0) == (7, 8, 9):
+                break
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+    assert not link.exists()  # SIGTERM removes the link it made

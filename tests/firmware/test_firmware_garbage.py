@@ -5,6 +5,7 @@ any garbage a delimiter plus a valid PING is answered with its PONG."""
 from __future__ import annotations
 
 import random
+import subprocess
 
 import fw_harness as fw
 import pytest
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 
 
 @pytest.fixture(scope="module")
-def twin(host_build):
+def twin():
+    fw.build_once("host", "build/unit-tests")
     script = fw.HostScript()
     yield script
     script.close()
@@ -81,3 +83,17 @@ def test_thousands_of_mutated_frames_never_break_the_link(twin):
 def test_random_bytes_then_a_valid_frame_is_answered(twin, garbage):
     twin.rx(garbage)
     _assert_recovers(twin, 0x42)
+
+
+@pytest.mark.slow
+def test_libfuzzer_finds_nothing_in_a_short_bounded_run():
+    """libFuzzer (clang, ASan/UBSan) over the whole receive path for a few seconds; the target also
+    checks that a valid PING is answered after whatever the fuzzer sent (fuzz/fuzz_parser.c)."""
+    result = subprocess.run(
+        ["make", "-s", "-C", str(fw.FIRMWARE), "fuzz", "FUZZ_TIME=5"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Done" in result.stderr and "ERROR" not in result.stderr

@@ -5,7 +5,9 @@ Timing is asserted in simulated cycles at 16 MHz (62.5 ns each), never in wall t
 
 from __future__ import annotations
 
+import itertools
 import os
+import subprocess
 import time
 
 import fw_harness as fw
@@ -13,6 +15,11 @@ import pytest
 import serial
 
 CYCLES_PER_MS = fw.F_CPU // 1000
+
+
+@pytest.fixture(scope="module")
+def sim_build() -> None:
+    fw.build_once("sim")
 
 
 @pytest.fixture
@@ -94,7 +101,7 @@ def test_frames_sent_during_an_led_write_are_rejected_busy(board):
     burst = fw.wire(fw.SET_FRAME, 1, fw.frame_body([fw.square_record(5, 5, 5)] * 64))
     burst += b"".join(fw.wire(fw.PING, 2 + k, bytes([k]) * 16) for k in range(3))
     board.port.write(burst)
-    replies = [board.read_reply(1.0) for _ in range(4)]
+    replies = [board.read_reply(3.0) for _ in range(4)]
     assert replies[0] == fw.Reply(fw.ACK, 1, bytes([fw.SET_FRAME]))
     kinds = [(r.type, r.body[1] if r.type == fw.NAK else None) for r in replies[1:] if r]
     assert (fw.NAK, fw.BUSY) in kinds
@@ -122,7 +129,7 @@ def test_a_restarted_bridge_is_reachable_under_the_same_link(sim_build, tmp_path
     second = fw.SimBoard(fw.elf_path(), link=link)
     try:
         assert os.path.realpath(link) == second.pty
-        with serial.Serial(str(link), timeout=1) as port:
+        with serial.Serial(str(link), timeout=5) as port:
             port.write(b"\x00")
             time.sleep(0.006)
             port.write(fw.wire(fw.PING, 9, b"again"))
@@ -130,3 +137,44 @@ def test_a_restarted_bridge_is_reachable_under_the_same_link(sim_build, tmp_path
         assert fw.parse_reply(data) == fw.Reply(fw.PONG, 9, b"again")
     finally:
         second.close()
+
+
+def test_hardware_watchdog_resets_a_hung_firmware(sim_build):
+    """The test build (make test-elf) stops its main loop when it hears the raw bytes "HANG"; the
+    AVR's watchdog must reset it within its 0.5 s timeout, and the board comes back waiting."""
+    fw.build_once("test-elf")
+    board = fw.SimBoard(fw.BUILD / "avr-test-250000" / "takboard.elf")
+    try:
+        board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(50, 0, 0, fw.BLINK, 2)]))
+        board.wait_leds(lambda w: w.rgb(0) == (50, 0, 0))
+        board.port.write(b"HANG")
+        after = board.wait_leds(lambda w: w.rgb(0)[0] == 0 and w.grb[2] > 0, timeout=30)
+        writes = [w for w in board.leds if w.cycle <= after.cycle]
+        gaps_ms = [(b.start - a.cycle) / CYCLES_PER_MS for a, b in itertools.pairwise(writes)]
+        # blinking: a write every 20 ms, except while hung; then the reset and a fresh boot
+        assert 450 <= max(gaps_ms) <= 600
+        info = board.request(fw.HELLO)
+        assert info.body[22] & 8  # reset cause: watchdog
+        assert info.body[21] == 1  # waiting for the host again
+        assert not board.resets  # the chip reset itself; the bridge did nothing
+    finally:
+        board.close()
+
+
+def test_make_size_reports_and_enforces_the_budget(sim_build):
+    def size(*overrides: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["make", "-s", "-C", str(fw.FIRMWARE), "size", *overrides],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    ok = size()
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    line = next(x for x in ok.stdout.splitlines() if x.startswith("takboard: flash"))
+    words = line.replace(",", "").split()
+    flash, ram = int(words[2]), int(words[8])
+    assert 1000 < flash <= 24576 and 500 < ram <= 1536
+    too_small = size(f"RAM_MAX={ram - 1}")
+    assert too_small.returncode != 0 and "OVER BUDGET" in too_small.stdout

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from board_kind import KIND
 
-from controller.leds.emulator import EmulatedBoard, build, simavr_available
-
-# TAKBOARD_LED_BOARD=host runs the same tests on the host build of the firmware core (no simavr)
-KIND = os.environ.get("TAKBOARD_LED_BOARD", "sim" if simavr_available() else "host")
+from controller.leds.emulator import EmulatedBoard, build
 
 
 @pytest.fixture(scope="session")

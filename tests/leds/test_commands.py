@@ -27,3 +27,26 @@ def test_a_bad_config_or_port_is_a_clear_error(capsys, tmp_path):
     )
     assert cli.main(["leds", "demo", "--port", str(tmp_path / "ttyNONE")]) == 2
     assert "no such port" in capsys.readouterr().err
+
+
+def test_demo_cycles_every_scene_on_the_emulated_board(capsys, firmware_built, tmp_path):
+    config = tmp_path / "leds.toml"
+    config.write_text("[board]\nsize = 5\n")
+    status = cli.main(
+        ["leds", "demo", "--port", "sim", "--config", str(config), "--seconds", "0", "--no-picture"]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    for title in (
+        "idle",
+        "last move 2a1>11",
+        "hint 3a1>21",
+        "illegal move",
+        "resync",
+        "setup",
+        "road win for player 1",
+        "road win for player 2",
+        "all off",
+    ):
+        assert title in out
+    assert "frames acked, 0 retries, 0 errors" in out

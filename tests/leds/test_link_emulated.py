@@ -7,19 +7,22 @@ from the firmware's or the link's own account of it.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
 
 import pytest
 import serial
+from board_kind import KIND
+from faulty_line import FaultyLine
 
+from controller.leds import scenes
 from controller.leds.frame import Colour, LedFrame, Light, square_names
 from controller.leds.framing import StreamDecoder
 from controller.leds.layout import LedConfig
 from controller.leds.link import LedLink, LinkError, LinkState
-from tests.leds.conftest import KIND
-from tests.leds.faulty_line import FaultyLine
+from controller.tak import Ply
 
 BLUE, ORANGE, WHITE = Colour(0, 90, 255), Colour(255, 110, 0), Colour(200, 200, 200)
 CONFIG5 = LedConfig(size=5)
@@ -52,6 +55,8 @@ def test_frame_appears_on_the_data_pin_byte_for_byte(board):
         link.show_blocking(frame_a(), timeout=5)
         latch = board.wait_for_leds(shows(frame_a()), timeout=3)
         assert link.health().frames_acked == 1
+        health = json.loads(json.dumps(link.health().as_dict()))
+        assert health["connected"] and health["firmware"]["board_size"] == 5
     # a1 is LED 0 of the serpentine chain; the wire order is green, red, blue.
     assert latch.grb[:3] == bytes([90, 0, 255])
     assert config_led(CONFIG5, "e5") == 24  # rank 5 runs left to right again: a5 = 20
@@ -109,19 +114,21 @@ def test_host_silence_brings_the_waiting_pattern_never_the_stale_frame(board):
 
 
 def test_board_restarted_mid_game_shows_the_current_state_again_by_itself(board):
-    with LedLink(board.port, config=CONFIG5, keepalive=0.3) as link:
+    with LedLink(board.port, config=CONFIG5) as link:  # keepalive 1 s: idle most of the time
         link.show_blocking(frame_a(), timeout=5)
-        board.kill()  # the cable is pulled ...
-        link.set_frame(frame_b())  # ... and the game goes on meanwhile
-        deadline = time.monotonic() + 5
+        board.kill()  # the cable is pulled while the link is idle ...
+        pulled = time.monotonic()
+        deadline = pulled + 5
         while link.state is LinkState.READY and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert link.state is not LinkState.READY
+            time.sleep(0.005)
+        noticed_s = time.monotonic() - pulled
+        link.set_frame(frame_b())  # ... and the game goes on meanwhile
         board.start()  # plugged back: a fresh board with default config and dark LEDs
         plugged = time.monotonic()
         board.wait_for_leds(shows(frame_b()), timeout=5)
         reconnect_s = time.monotonic() - plugged
         health = link.health()
+    assert noticed_s < 0.3, "an idle link sees the hangup at once, not at the next keepalive"
     assert reconnect_s < 2.0
     assert health.reconnects >= 1 and health.firmware.board_size == 5
     assert health.last_error
@@ -371,3 +378,30 @@ def test_stop_returns_at_once_even_while_a_reply_is_awaited():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_hint_drop_counts_can_be_read_off_the_data_pin(board):
+    """3a1>21 on the pin: b1 flashes bright orange twice, c1 once, per cycle; a1 pulses blue."""
+    hint = scenes.hint(5, Ply.from_ptn("3a1>21"))
+    with LedLink(board.port, config=CONFIG5) as link:
+        link.show_blocking(hint, timeout=5)  # acked: the first step, the pause, is on the pin
+        start, began = board.mark(), time.monotonic()
+        time.sleep(hint.cycle_seconds - 0.1)  # one cycle, minus the time the ack took to arrive
+        latches = [board.wait_for_leds(lambda lt: True, timeout=1, after=start)]
+        latches += list(board.latches)[-(board.latch_count - start) :][1:]
+    assert time.monotonic() - began < hint.cycle_seconds + 0.5
+    bright = (scenes.ORANGE.r, scenes.ORANGE.g, scenes.ORANGE.b)
+    flashes = {"b1": 0, "c1": 0}
+    was_lit = {"b1": False, "c1": False}
+    blue_levels = set()
+    for latch in latches:
+        seen = latch.squares(CONFIG5)
+        for square in flashes:
+            lit = seen[square] == bright
+            flashes[square] += lit and not was_lit[square]
+            was_lit[square] = lit
+        r, g, b = seen["a1"]
+        assert r == 0 and g <= b  # blue (0, 90, 255) scaled by the pulse
+        blue_levels.add(b)
+    assert flashes == {"b1": 2, "c1": 1}
+    assert len(blue_levels) > 10  # a pulse, not a solid light
