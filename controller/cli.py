@@ -2,8 +2,8 @@
 
 Each subcommand lives in its own module under `controller/commands/` and exposes two things:
 
-    def add_parser(subparsers) -> argparse.ArgumentParser   # declares its arguments
-    def run(args) -> int                                      # does the work, returns the exit status
+    def add_parser(subparsers) -> argparse.ArgumentParser  # declares its arguments
+    def run(args) -> int  # does the work, returns the exit status
 
 This file only collects them, so adding a command never touches another command's code.
 """
@@ -22,6 +22,9 @@ COMMAND_MODULES = [
     "controller.commands.record",
     "controller.commands.games",
     "controller.commands.bench",
+    "controller.commands.perft",
+    "controller.commands.check",
+    "controller.commands.show",
 ]
 
 

@@ -107,18 +107,9 @@ def build_sheet(size: int, pitch_mm: float) -> Sheet:
         x1, y1 = sheet.page_from_board(size, k)
         sheet.lines.append(Line(x0, y0, x1, y1, w, colour))
     # markers: cell by cell, black cells only (the paper is the white)
-    cell = geometry.MARKER_SIDE / 6
     for marker_id, corners in geometry.all_marker_corners(size).items():
         mx0, my1 = corners[0]
-        pattern = marker_pattern(marker_id)
-        overlap = 0.05  # mm into a black neighbour, so viewers show no hairline between cells
-        for i in range(6):
-            for j in range(6):
-                if pattern[i, j]:
-                    x, y = sheet.page_from_board(mx0 + j * cell, my1 - i * cell)
-                    grow_x = overlap if j < 5 and pattern[i, j + 1] else 0.0
-                    grow_y = overlap if i < 5 and pattern[i + 1, j] else 0.0
-                    sheet.rects.append(Rect(x, y, cell * p + grow_x, cell * p + grow_y, black))
+        _draw_marker(sheet, marker_id, *sheet.page_from_board(mx0, my1), p)
         # cut guide around the quiet zone, and a label on the outer side
         pad = 0.06
         gx0, gy0 = sheet.page_from_board(mx0 - pad, my1 + pad)
@@ -136,19 +127,7 @@ def build_sheet(size: int, pitch_mm: float) -> Sheet:
     # footer: scale bar and what this is
     bar_y = height - PAGE_MARGIN_MM - 14
     bar_x = PAGE_MARGIN_MM
-    sheet.rects.append(Rect(bar_x, bar_y, SCALE_BAR_MM, 1.0, black))
-    for k in range(11):
-        tick = 4.0 if k % 5 == 0 else 2.5
-        x = bar_x + k * SCALE_BAR_MM / 10
-        sheet.lines.append(Line(x, bar_y - tick, x, bar_y + 1.0, 0.3, black))
-    sheet.texts.append(
-        Text(
-            bar_x,
-            bar_y + 6,
-            3.0,
-            f"this bar is {SCALE_BAR_MM:g} mm: print at 100 % (no fit to page)",
-        )
-    )
+    _scale_bar(sheet, bar_x, bar_y)
     sheet.texts.append(
         Text(
             bar_x, bar_y + 11, 3.0,
@@ -157,6 +136,89 @@ def build_sheet(size: int, pitch_mm: float) -> Sheet:
         )
     )  # fmt: skip
     sheet.texts.append(Text(bar_x, PAGE_MARGIN_MM + 2, 3.0, "far side (player 2)"))
+    return sheet
+
+
+def _draw_marker(sheet: Sheet, marker_id: int, x_mm: float, y_mm: float, pitch_mm: float) -> None:
+    """One marker's black cells, its top-left corner at page (x_mm, y_mm), upright."""
+    cell = geometry.MARKER_SIDE / 6 * pitch_mm
+    pattern = marker_pattern(marker_id)
+    overlap = 0.05  # mm into a black neighbour, so viewers show no hairline between cells
+    for i in range(6):
+        for j in range(6):
+            if pattern[i, j]:
+                grow_x = overlap if j < 5 and pattern[i, j + 1] else 0.0
+                grow_y = overlap if i < 5 and pattern[i + 1, j] else 0.0
+                sheet.rects.append(
+                    Rect(x_mm + j * cell, y_mm + i * cell, cell + grow_x, cell + grow_y, (0, 0, 0))
+                )
+
+
+def _scale_bar(sheet: Sheet, x: float, y: float) -> None:
+    sheet.rects.append(Rect(x, y, SCALE_BAR_MM, 1.0, (0, 0, 0)))
+    for k in range(11):
+        tick = 4.0 if k % 5 == 0 else 2.5
+        tx = x + k * SCALE_BAR_MM / 10
+        sheet.lines.append(Line(tx, y - tick, tx, y + 1.0, 0.3, (0, 0, 0)))
+    sheet.texts.append(
+        Text(x, y + 6, 3.0, f"this bar is {SCALE_BAR_MM:g} mm: print at 100 % (no fit to page)")
+    )
+
+
+def build_cutout_sheet(size: int, pitch_mm: float) -> Sheet:
+    """The four markers alone, to cut out and glue onto an existing board (A4 when they fit).
+
+    Each marker's cut line runs through the grid corner it belongs to on its two inner sides: put
+    that corner of the paper on the board's grid corner, edges along the grid lines, and the marker
+    sits exactly where `vision.geometry` says. `Sheet.page_from_board` is not meaningful here."""
+    if not 3 <= size <= 8:
+        raise ValueError(f"board size {size} is outside 3..8")
+    p = pitch_mm
+    pad = 0.06 * p
+    side = geometry.MARKER_SIDE * p
+    gap = geometry.MARKER_GAP * p
+    piece = side + pad + gap  # the cut square: pad on the outer sides, up to the grid corner inside
+    tile_w, tile_h = max(piece + 20.0, 85.0), piece + 24.0
+    width = max(210.0, 2 * tile_w + 2 * PAGE_MARGIN_MM)
+    height = max(297.0, 2 * tile_h + 2 * PAGE_MARGIN_MM + 50.0)
+    sheet = Sheet(width, height, size, p, (0.0, 0.0))
+    grey = (150, 150, 150)
+    names = {0: "a1", 1: f"{geometry.FILES[size - 1]}1", 2: f"{geometry.FILES[size - 1]}{size}",
+             3: f"a{size}"}  # fmt: skip
+    # which side of the marker the grid is on: +1 = right/up in board terms
+    towards = {0: (1, 1), 1: (-1, 1), 2: (-1, -1), 3: (1, -1)}
+    for marker_id in geometry.MARKER_IDS:
+        row, col = {3: (0, 0), 2: (0, 1), 0: (1, 0), 1: (1, 1)}[marker_id]  # as on the board
+        tx = PAGE_MARGIN_MM + col * tile_w + (tile_w - piece) / 2
+        ty = PAGE_MARGIN_MM + 20.0 + row * tile_h
+        gx, gy = towards[marker_id]
+        # page x grows right (board +x), page y grows down (board -y)
+        left = tx + (pad if gx > 0 else gap)
+        top = ty + (pad if gy < 0 else gap)
+        _draw_marker(sheet, marker_id, left, top, p)
+        x0, x1, y0, y1 = tx, tx + piece, ty, ty + piece
+        for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)),
+                     ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))):  # fmt: skip
+            sheet.lines.append(Line(*a, *b, 0.2, grey))
+        corner_x = x1 if gx > 0 else x0
+        corner_y = y0 if gy > 0 else y1
+        # a black L along the two cut edges that meet the grid corner: that corner goes on it
+        sheet.lines.append(Line(corner_x, corner_y, corner_x - 6 * gx, corner_y, 0.5, (0, 0, 0)))
+        sheet.lines.append(Line(corner_x, corner_y, corner_x, corner_y + 6 * gy, 0.5, (0, 0, 0)))
+        sheet.texts.append(
+            Text(x0, y1 + 6, 3.0, f"id {marker_id}: outside the {names[marker_id]} corner")
+        )
+        sheet.texts.append(
+            Text(x0, y1 + 10.5, 2.5, "cut out; the corner with the L goes on the grid corner")
+        )
+    sheet.texts.append(
+        Text(
+            PAGE_MARGIN_MM, PAGE_MARGIN_MM + 5, 3.5,
+            f"takboard markers to cut out: {size}x{size} board, pitch {p:g} mm, "
+            f"marker side {side:g} mm",
+        )
+    )  # fmt: skip
+    _scale_bar(sheet, PAGE_MARGIN_MM, height - PAGE_MARGIN_MM - 14)
     return sheet
 
 
@@ -279,10 +341,16 @@ def rasterize(sheet: Sheet, px_per_mm: float = 4.0) -> np.ndarray:
     return img
 
 
-def write_sheet(size: int, pitch_mm: float, path: str | Path) -> Path:
-    """Write the sheet as .svg or .pdf (by the file's suffix); .png writes the raster preview."""
+LAYOUTS = ("board", "cutout")
+
+
+def write_sheet(size: int, pitch_mm: float, path: str | Path, layout: str = "board") -> Path:
+    """Write the sheet as .svg or .pdf (by the file's suffix); .png writes the raster preview.
+    layout "board": the whole grid with its markers; "cutout": the four markers to cut out."""
     out = Path(path)
-    sheet = build_sheet(size, pitch_mm)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+    sheet = build_sheet(size, pitch_mm) if layout == "board" else build_cutout_sheet(size, pitch_mm)
     suffix = out.suffix.lower()
     if suffix == ".svg":
         out.write_text(to_svg(sheet), encoding="utf-8")

@@ -11,7 +11,7 @@ Standard library only; imports nothing from the project.
 from controller.tak import playtak, ptn
 from controller.tak.errors import IllegalPlyError, InvalidPlyError, PTNError, TakError, TPSError
 from controller.tak.outcome import Outcome
-from controller.tak.perft import perft
+from controller.tak.perft import perft, perft_divide
 from controller.tak.ply import Ply
 from controller.tak.position import LegalPlies, Position
 from controller.tak.vocab import (
@@ -45,6 +45,7 @@ __all__ = [
     "TakError",
     "parse_square",
     "perft",
+    "perft_divide",
     "playtak",
     "ptn",
     "square_name",

@@ -4,7 +4,10 @@ Positions where the game is already over count 0 below them. The last ply is cou
 played (`Position.count_legal` works from tables keyed by carry and distance to the blocker), and
 deeper subtrees already seen are looked up by Zobrist hash (transpositions are common from depth 3).
 
->>> from controller.tak.position import Position
+>>> from collections.abc import Callable
+
+from controller.tak.ply import Ply
+from controller.tak.position import Position
 >>> [perft(Position(3), d) for d in range(1, 4)]
 [9, 72, 1200]
 >>> perft(Position.from_tps("x3/x3/x3 1 1"), 2, table=False)
@@ -13,6 +16,9 @@ deeper subtrees already seen are looked up by Zobrist hash (transpositions are c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from controller.tak.ply import Ply
 from controller.tak.position import Position
 
 
@@ -31,6 +37,43 @@ def perft(position: Position, depth: int, *, table: bool = True) -> int:
     use_table = table and not position.draw_policies
     tables: list[dict[int, int]] | None = [{} for _ in range(depth + 1)] if use_table else None
     return _perft(position, depth, tables)
+
+
+def perft_divide(
+    position: Position,
+    depth: int,
+    *,
+    table: bool = True,
+    on_ply: Callable[[int, int, Ply, int], None] | None = None,
+) -> list[tuple[Ply, int]]:
+    """The perft count below each legal ply (depth >= 1), sharing one transposition table.
+
+    `on_ply(done, total, ply, count)` is called after each ply (for progress bars).
+
+    >>> sum(count for _, count in perft_divide(Position(3), 3)) == perft(Position(3), 3)
+    True
+    """
+    if not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"perft_divide depth must be a whole number >= 1, not {depth!r}")
+    if position._terminal():
+        return []
+    use_table = table and not position.draw_policies
+    tables: list[dict[int, int]] | None = [{} for _ in range(depth + 1)] if use_table else None
+    plies = position._generate()
+    out: list[tuple[Ply, int]] = []
+    for done, ply in enumerate(plies, start=1):
+        played = position.push(ply)
+        if depth == 1:
+            count = 1
+        elif position._terminal():
+            count = 0
+        else:
+            count = _perft(position, depth - 1, tables)
+        position.pop()
+        out.append((played, count))
+        if on_ply is not None:
+            on_ply(done, len(plies), played, count)
+    return out
 
 
 def _perft(pos: Position, depth: int, tables: list[dict[int, int]] | None) -> int:

@@ -79,3 +79,74 @@ def from_ptn(ply: Ply) -> str:
         raise InvalidPlyError(f"{ply.ptn()} runs off every board")
     target = f"{FILES[file]}{rank + 1}".upper()
     return f"M {ply.square.upper()} {target} {' '.join(map(str, ply.drops))}"
+
+
+def game_from_row(row: dict, *, index: int = 1, filename: str | None = None):
+    """A PTN `Game` from one PlayTak database row (a JSON object).
+
+    Fields: `size`, `notation` (server moves separated by commas), `result`, `komi` in half-flats,
+    `pieces` and `capstones` (-1 = the standard reserves); `player_white`, `player_black`, `id`
+    and `date` (milliseconds since 1970) become tags when present. Malformed moves become entries in
+    `game.errors`, like a malformed ply in a PTN file.
+
+    >>> g = game_from_row({"size": 5, "notation": "P A1,P E5,M E5 E4 1", "result": "0-0",
+    ...                    "komi": 4, "pieces": -1, "capstones": -1})
+    >>> g.tag("komi"), [r.ply.ptn() for r in g.moves]
+    ('2', ['a1', 'e5', 'e5-'])
+    """
+    from datetime import UTC, datetime
+
+    from controller.tak.errors import PTNError
+    from controller.tak.ptn import Game, PlyRecord, format_komi
+
+    game = Game(filename=filename, index=index)
+
+    def bad(why: str, token: str | None = None, ply: int | None = None) -> None:
+        game.errors.append(PTNError(filename, index, None, None, token, why, ply=ply))
+
+    if not isinstance(row, dict):
+        bad(f"a PlayTak game row is a JSON object, not {type(row).__name__}")
+        return game
+    size = row.get("size")
+    game.tags["Size"] = str(size)
+    for key, tag in (("player_white", "Player1"), ("player_black", "Player2"), ("id", "PlayTakID")):
+        if row.get(key) not in (None, ""):
+            game.tags[tag] = str(row[key])
+    if isinstance(row.get("date"), int | float) and not isinstance(row["date"], bool):
+        try:
+            when = datetime.fromtimestamp(row["date"] / 1000, tz=UTC)
+        except (ValueError, OverflowError, OSError):
+            bad(f"date {row['date']!r} is not a time in milliseconds since 1970")
+        else:
+            game.tags["Date"] = when.strftime("%Y.%m.%d")
+            game.tags["Time"] = when.strftime("%H:%M:%S")
+    komi = row.get("komi", 0) or 0
+    if not isinstance(komi, int) or isinstance(komi, bool):
+        bad(f"komi {komi!r} is not a whole number of half-flats")
+    elif komi:
+        game.tags["Komi"] = format_komi(komi)
+    for key, tag in (("pieces", "Flats"), ("capstones", "Caps")):
+        value = row.get(key, -1)
+        if value is None or value == -1:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            bad(f"{key} {value!r} is not -1 (standard) or a count")
+        else:
+            game.tags[tag] = str(value)
+    if row.get("result") not in (None, ""):
+        game.tags["Result"] = str(row["result"])
+        game.result_token = str(row["result"])
+    notation = row.get("notation", "")
+    if not isinstance(notation, str):
+        bad(f"notation is {type(notation).__name__}, not text")
+        return game
+    for number, move in enumerate((m.strip() for m in notation.split(",")), start=1):
+        if not move:
+            continue
+        try:
+            game.moves.append(PlyRecord(to_ptn(move), token=move))
+        except InvalidPlyError as err:
+            why = str(err).split('": ', 1)[-1]
+            bad(why, token=move, ply=number)
+            break
+    return game

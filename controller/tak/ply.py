@@ -186,8 +186,6 @@ def parse_ptn_ply(text: str) -> tuple[Ply, str]:
         raise InvalidPlyError(f"\"{raw}\": {note!r} is not an annotation (' '' ! ? !? ?! !! ??)")
     try:
         if m["dir"] is None:
-            if m["star"]:
-                raise InvalidPlyError("only a spread can flatten a wall")
             count = int(m["count"]) if m["count"] else 1
             if count != 1 and m["stone"] not in (None, "F"):
                 raise InvalidPlyError("only flats are placed two at a time")

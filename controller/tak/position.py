@@ -29,7 +29,6 @@ from controller.tak.errors import IllegalPlyError, InvalidPlyError, TPSError
 from controller.tak.outcome import Outcome
 from controller.tak.ply import Ply
 from controller.tak.tables import (
-    DIR_CHARS,
     FLATTEN_COUNT,
     SIDE_KEY,
     SPREAD_COUNT,
@@ -42,7 +41,6 @@ from controller.tak.tps import Stack, format_tps, parse_tps
 from controller.tak.vocab import (
     BLACK,
     CAP,
-    DIRECTIONS,
     FLAT,
     OPENINGS,
     STANDARD_RESERVES,
@@ -56,23 +54,29 @@ from controller.tak.vocab import (
 SWAP, NO_SWAP, DOUBLE_BLACK = range(3)
 DRAW_POLICIES = ("fifty", "threefold")
 FIFTY_PLIES = 50
+ROAD_CACHE_LIMIT = 250_000  # remembered road answers per board size (some 25 MB at most)
 
-# Zobrist key per (square, stack contents), computed on first use; see `_square_key`.
+# Zobrist key per (square, stack contents), computed on first use and remembered. A stack is
+# packed into one int: its owner bits with a 1 above the top (so the height needs no field), then
+# 2 bits of top stone type, then 6 bits of square; mix64 spreads that into a 64-bit key.
 _KEYS: dict[int, int] = {}
 _KEY_CACHE_LIMIT = 2_000_000
+
+
+def _new_key(k: int) -> int:
+    """Compute, remember and return the Zobrist key for the packed stack description `k`."""
+    if len(_KEYS) > _KEY_CACHE_LIMIT:
+        _KEYS.clear()
+    z = _KEYS[k] = mix64(k)
+    return z
 
 
 def _square_key(sq: int, owners: int, height: int, top: int) -> int:
     """The Zobrist key of one square holding one stack (0 for an empty square)."""
     if not height:
         return 0
-    k = ((owners << 7 | height) << 2 | top) << 6 | sq
-    z = _KEYS.get(k)
-    if z is None:
-        if len(_KEYS) > _KEY_CACHE_LIMIT:
-            _KEYS.clear()
-        z = _KEYS[k] = mix64(k)
-    return z
+    k = ((owners | 1 << height) << 2 | top) << 6 | sq
+    return _KEYS.get(k) or _new_key(k)
 
 
 def _pair(value: int | tuple[int, int] | list[int] | None, default: int, what: str) -> list[int]:
@@ -116,7 +120,6 @@ class Position:
         "_stack",
         "_start_caps",
         "_start_flats",
-        "_start_ply",
         "_tomove",
         "_top",
         "_walls",
@@ -161,7 +164,6 @@ class Position:
         self._white = self._black = self._walls = self._caps = 0
         self._tomove = WHITE
         self._ply = 0
-        self._start_ply = 0
         self._hash = 0
         self._stack: list[tuple] = []
         self._draw_fifty = "fifty" in policies
@@ -223,7 +225,7 @@ class Position:
             pos._reserve_flats[player] = pos._start_flats[player] - used_flats[player]
             pos._reserve_caps[player] = pos._start_caps[player] - used_caps[player]
         pos._tomove = board.to_move
-        pos._ply = pos._start_ply = 2 * (board.move_number - 1) + board.to_move
+        pos._ply = 2 * (board.move_number - 1) + board.to_move
         if board.to_move == BLACK:
             pos._hash ^= SIDE_KEY
         pos._history = [pos._hash]
@@ -282,7 +284,6 @@ class Position:
             setattr(new, name, value)
         if not stack:
             new._stack = []
-            new._start_ply = self._ply
             new._history = [self._hash]
             new._quiet = self._quiet
         return new
@@ -391,13 +392,15 @@ class Position:
             self._stack.append((ply, (sq, 0, 0, FLAT), prev, color))
             self._quiet = 0
         else:
+            keys = _KEYS
             step = ply._dy * n + ply._dx
             drops = ply.drops
             h, o, top = hgt[sq], own[sq], tops[sq]
             rest = h - ply.count
             moving = o >> rest
             saved = [sq, h, o, top]
-            z ^= _square_key(sq, o, h, top)
+            k = ((o | 1 << h) << 2 | top) << 6 | sq
+            z ^= keys.get(k) or _new_key(k)
             white, black, walls, caps = self._white, self._black, self._walls, self._caps
             bit = 1 << sq
             keep = ~bit
@@ -408,45 +411,63 @@ class Position:
             if rest:
                 o &= (1 << rest) - 1
                 hgt[sq], own[sq], tops[sq] = rest, o, FLAT
-                z ^= _square_key(sq, o, rest, FLAT)
+                k = ((o | 1 << rest) << 2) << 6 | sq
+                z ^= keys.get(k) or _new_key(k)
                 if o >> (rest - 1) & 1:
                     black |= bit
                 else:
                     white |= bit
             else:
-                hgt[sq], own[sq], tops[sq] = 0, 0, FLAT
+                hgt[sq] = own[sq] = 0
+                tops[sq] = FLAT
             t = sq
-            last = len(drops) - 1
-            flattened = False
-            for i, d in enumerate(drops):
+            # every square before the last gets flats on a flat or an empty square
+            for d in drops[:-1]:
                 t += step
-                th, to, tt = hgt[t], own[t], tops[t]
-                saved += (t, th, to, tt)
-                z ^= _square_key(t, to, th, tt)
+                th, to = hgt[t], own[t]
+                saved += (t, th, to, FLAT)
+                if th:
+                    k = ((to | 1 << th) << 2) << 6 | t
+                    z ^= keys.get(k) or _new_key(k)
                 to |= (moving & ((1 << d) - 1)) << th
                 moving >>= d
                 th += d
+                hgt[t], own[t] = th, to
+                k = ((to | 1 << th) << 2) << 6 | t
+                z ^= keys.get(k) or _new_key(k)
                 bit = 1 << t
-                keep = ~bit
-                white &= keep
-                black &= keep
                 if to >> (th - 1) & 1:
                     black |= bit
+                    white &= ~bit
                 else:
                     white |= bit
-                if i == last:
-                    if tt == WALL:
-                        flattened = True
-                        walls &= keep
-                    if top == WALL:
-                        walls |= bit
-                    elif top == CAP:
-                        caps |= bit
-                    tt = top
-                else:
-                    tt = FLAT
-                hgt[t], own[t], tops[t] = th, to, tt
-                z ^= _square_key(t, to, th, tt)
+                    black &= ~bit
+            # the last square gets the moving top stone (and may have held a wall)
+            t += step
+            th, to, tt = hgt[t], own[t], tops[t]
+            saved += (t, th, to, tt)
+            if th:
+                k = ((to | 1 << th) << 2 | tt) << 6 | t
+                z ^= keys.get(k) or _new_key(k)
+            to |= moving << th
+            th += drops[-1]
+            hgt[t], own[t], tops[t] = th, to, top
+            k = ((to | 1 << th) << 2 | top) << 6 | t
+            z ^= keys.get(k) or _new_key(k)
+            bit = 1 << t
+            if to >> (th - 1) & 1:
+                black |= bit
+                white &= ~bit
+            else:
+                white |= bit
+                black &= ~bit
+            flattened = tt == WALL
+            if flattened:
+                walls &= ~bit
+            if top == WALL:
+                walls |= bit
+            elif top == CAP:
+                caps |= bit
             self._white, self._black, self._walls, self._caps = white, black, walls, caps
             if flattened:
                 self._quiet = 0
@@ -512,9 +533,10 @@ class Position:
             return f"the game is already over ({over.result()})"
         try:
             squares = ply.squares(n)
-        except InvalidPlyError as err:
-            text = str(err)
-            return text if "off a" in text else f"{text}"
+        except (
+            InvalidPlyError
+        ) as err:  # off this board: "a5 is off a 4x4 board", "... runs off ..."
+            return str(err)
         sq = ply._rank * n + ply._file
         mover = self._tomove
         if ply.direction is None:
@@ -566,7 +588,9 @@ class Position:
             if tt == CAP:
                 return f"{name} is a capstone: nothing moves onto it"
             if tt == WALL and not (i == last and moving_top == CAP and ply.drops[-1] == 1):
-                return f"{name} is a wall: only a lone capstone flattens it, as the last drop"
+                if moving_top != CAP:
+                    return f"{name} is a wall: nothing moves onto it"
+                return f"{name} is a wall: a capstone flattens it only alone, as the last drop"
         return None
 
     @property
@@ -718,10 +742,23 @@ class Position:
 
     # -- roads and the end of the game -------------------------------------------------------
     def _has_road(self, bits: int) -> bool:
+        """Whether the squares in `bits` (one player's flats and capstones) join opposite edges.
+
+        Answers are remembered per board size: in a search the same set of road stones comes back
+        again and again (a placement leaves the other player's set as it was)."""
+        if bits.bit_count() < self._n:
+            return False
+        cache = self.T.road_cache
+        known = cache.get(bits)
+        if known is None:
+            if len(cache) > ROAD_CACHE_LIMIT:
+                cache.clear()
+            known = cache[bits] = self._flood_road(bits)
+        return known
+
+    def _flood_road(self, bits: int) -> bool:
         T = self.T
         n = self._n
-        if bits.bit_count() < n:
-            return False
         ncf, ncl = T.not_col_first, T.not_col_last
         for start, end in ((T.col_first, T.col_last), (T.row_first, T.row_last)):
             x = bits & start
@@ -854,4 +891,4 @@ class LegalPlies:
         return f"<LegalPlies ({', '.join(p.ptn() for p in self)}) in {self._position!r}>"
 
 
-__all__ = ["DIRECTIONS", "DIR_CHARS", "LegalPlies", "Position"]
+__all__ = ["LegalPlies", "Position"]

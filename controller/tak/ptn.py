@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import re
+import weakref
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -285,6 +286,7 @@ class _Reader:
         self.expect_move: int | None = None
         self.to_move: int | None = None
         self.pending_is_before = False  # between a move number and its ply
+        self.start_ply = 0
 
     def fail(
         self, line: int, column: int, token: str | None, why: str, ply: int | None = None
@@ -340,7 +342,7 @@ class _Reader:
                     self.fail(line, column, text[pos : pos + 20], "comment never closed with }")
                     break
                 body = text[pos + 1 : end]
-                self._comment(body, seen_moves)
+                self._comment(body)
                 line += body.count("\n")
                 if "\n" in body:
                     line_start = pos + 1 + body.rfind("\n") + 1
@@ -349,7 +351,7 @@ class _Reader:
             if ch == ";":  # comment to the end of the line (PGN style)
                 end = text.find("\n", pos)
                 end = n if end < 0 else end
-                self._comment(text[pos + 1 : end].strip(), seen_moves)
+                self._comment(text[pos + 1 : end].strip())
                 pos = end
                 continue
             end = pos
@@ -369,16 +371,18 @@ class _Reader:
             self.pending = []
 
     def _start_counters(self) -> None:
+        """Expected move number, player and ply count of the first ply (a TPS tag moves them)."""
         tps = self.game.tag("tps")
-        self.expect_move, self.to_move = 1, 0
+        self.expect_move, self.to_move, self.start_ply = 1, 0, 0
         if tps:
             try:
                 board = parse_tps(tps)
             except TPSError:
                 return  # reported when the game is checked
             self.expect_move, self.to_move = board.move_number, board.to_move
+            self.start_ply = 2 * (board.move_number - 1) + board.to_move
 
-    def _comment(self, body: str, seen_moves: bool) -> None:
+    def _comment(self, body: str) -> None:
         """A comment belongs after the ply before it, except right after a move number, where it
         belongs before the ply that follows."""
         if self.game.result_token is not None:
@@ -420,7 +424,7 @@ class _Reader:
             return
         if self.stopped:
             return
-        ply_number = len(game.moves) + 1 + self._start_ply()
+        ply_number = len(game.moves) + 1 + self.start_ply
         try:
             ply, note = parse_ptn_ply(word)
         except InvalidPlyError as err:
@@ -444,16 +448,6 @@ class _Reader:
         if self.to_move == BLACK:
             self.expect_move = (self.expect_move or 0) + 1
         self.to_move = 1 - (self.to_move or 0)
-
-    def _start_ply(self) -> int:
-        tps = self.game.tag("tps")
-        if tps:
-            try:
-                board = parse_tps(tps)
-                return 2 * (board.move_number - 1) + board.to_move
-            except TPSError:
-                return 0
-        return 0
 
 
 def _check_rules_tags(game: Game, strict: bool) -> None:
@@ -511,6 +505,7 @@ def _numbered(handle: TextIO) -> Iterator[tuple[int, str]]:
 def read_games(text: str, *, filename: str | None = None, strict: bool = False) -> list[Game]:
     """Every game in a PTN text (several games follow one another, each starting with its tags)."""
     games = []
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors put first
     for index, (first_line, chunk) in enumerate(
         _split_games(_numbered(io.StringIO(text))), start=1
     ):
@@ -547,23 +542,24 @@ class GameStream:
         return _parse_chunk(chunk, self._filename, self._index, first_line, self._strict)
 
 
-_STREAMS: dict[int, tuple[object, GameStream]] = {}
+_STREAMS: weakref.WeakKeyDictionary[TextIO, GameStream] = weakref.WeakKeyDictionary()
 
 
 def read_game(handle_or_text: TextIO | str, *, strict: bool = False) -> Game | None:
-    """The next game from a text handle (None at the end), or the first game of a text."""
+    """The next game from a text handle (None at the end), or the first game of a text.
+
+    The handle is read line by line; a `GameStream` per handle remembers where the next game starts.
+    """
     if isinstance(handle_or_text, str):
         games = read_games(handle_or_text, strict=strict)
         return games[0] if games else None
-    key = id(handle_or_text)
-    entry = _STREAMS.get(key)
-    if entry is None or entry[0] is not handle_or_text:
-        entry = (handle_or_text, GameStream(handle_or_text, strict=strict))
-        _STREAMS[key] = entry
+    stream = _STREAMS.get(handle_or_text)
+    if stream is None:
+        stream = _STREAMS[handle_or_text] = GameStream(handle_or_text, strict=strict)
     try:
-        return next(entry[1])
+        return next(stream)
     except StopIteration:
-        _STREAMS.pop(key, None)
+        del _STREAMS[handle_or_text]
         return None
 
 

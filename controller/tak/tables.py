@@ -116,6 +116,7 @@ class SizeTables:
             (Ply(name, FLAT), Ply(name, WALL), Ply(name, CAP)) for name in self.names
         ]
         self.double_placements = [Ply(name, FLAT, count=2) for name in self.names]
+        self.road_cache: dict[int, bool] = {}  # road stones bitboard -> joins opposite edges
 
 
 @cache

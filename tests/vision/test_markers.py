@@ -13,6 +13,7 @@ from controller import cli
 from vision import geometry
 from vision.markers import (
     SCALE_BAR_MM,
+    build_cutout_sheet,
     build_sheet,
     parse_length_mm,
     rasterize,
@@ -101,3 +102,38 @@ def test_markers_command_refuses_bad_input_clearly(tmp_path, capsys):
     assert "board size 9 is outside 3..8" in capsys.readouterr().err
     assert cli.main(["vision", "markers", "--size", "5", "-o", str(tmp_path / "m.doc")]) == 2
     assert "use .svg, .pdf or .png" in capsys.readouterr().err
+
+
+def test_cutout_markers_sit_a_tenth_pitch_from_the_corner_to_glue_on_the_grid_corner():
+    pitch, px_per_mm = 50.0, 4.0
+    sheet = build_cutout_sheet(6, pitch)
+    assert (round(sheet.width), round(sheet.height)) == (210, 297)  # A4
+    image = rasterize(sheet, px_per_mm)
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, geometry.DICTIONARY))
+    corners, ids, _ = cv2.aruco.ArucoDetector(dictionary).detectMarkers(image)
+    found = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners, strict=True)}
+    assert sorted(found) == [0, 1, 2, 3]
+    # the L marks (two thick lines from one point) give the glue corners, in mm
+    l_corners = sorted(
+        {(round(ln.x0, 3), round(ln.y0, 3)) for ln in sheet.lines if ln.width == 0.5}
+    )
+    assert len(l_corners) == 4
+    # ArUco corner order: top-left, top-right, bottom-right, bottom-left; each marker's corner
+    # nearest the grid, and the page direction (x right, y down) from it to the grid corner
+    nearest = {0: (1, (1, -1)), 1: (0, (-1, -1)), 2: (3, (-1, 1)), 3: (2, (1, 1))}
+    gap = geometry.MARKER_GAP * pitch
+    for marker_id, (index, (dx, dy)) in nearest.items():
+        corner_mm = (found[marker_id][index] + 0.5) / px_per_mm
+        expected = corner_mm + np.array([dx, dy]) * gap
+        distances = [np.hypot(*(np.array(c) - expected)) for c in l_corners]
+        assert min(distances) < 0.3, (marker_id, expected, l_corners)
+        side = np.linalg.norm(found[marker_id][1] - found[marker_id][0]) / px_per_mm
+        assert side == pytest.approx(geometry.MARKER_SIDE * pitch, abs=0.3)
+
+
+def test_markers_command_writes_the_cutout_layout(tmp_path, capsys):
+    out = tmp_path / "cut.pdf"
+    args = ["vision", "markers", "--size", "6", "-o", str(out), "--layout", "cutout"]
+    assert cli.main(args) == 0
+    assert "markers to cut out" in capsys.readouterr().out
+    assert b"/MediaBox [0 0 595.276 841.890]" in out.read_bytes()

@@ -34,11 +34,14 @@ Contract (what the reader side and the service can rely on)
   holds the truth of the last frame. `source.queue(scenes)` plays a list of scenes one per read;
   `reach_and_change(before, after, seed=...)` makes such a list for one ply: a hand comes in,
   the board changes under it, the hand leaves.
+- `cases(n, seed=..., hand_share=...)`: a fixed benchmark set, sizes, tilts and lighting variants
+  spread evenly; `case.render()` gives the frame and its truth.
 
 All geometry comes from `vision.geometry` (pitches; board frame origin at the a1 grid corner).
 """
 
 from vision.sim.camera import SimCamera
+from vision.sim.dataset import Case, cases
 from vision.sim.look import Look, random_camera, random_look, random_setup
 from vision.sim.motion import changed_squares, reach_and_change
 from vision.sim.renderer import (
@@ -53,6 +56,7 @@ from vision.sim.scene import Hand, Scene, random_hand, random_scene
 from vision.sim.source import SimCameraSource
 
 __all__ = [
+    "Case",
     "GroundTruth",
     "Hand",
     "Look",
@@ -61,6 +65,7 @@ __all__ = [
     "SimCamera",
     "SimCameraSource",
     "SquareTruth",
+    "cases",
     "changed_squares",
     "ground_truth",
     "random_camera",

@@ -6,7 +6,7 @@ All colours are BGR 0..255. Angles in degrees. Lengths in pitches unless named o
 from __future__ import annotations
 
 import colorsys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,7 +61,6 @@ class Look:
     blur_sigma: float = 0.7
     noise_sigma: float = 2.5
     jpeg_quality: int = 85  # 0 = no compression
-    extras: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
 
 
 def _hsv_bgr(h: float, s: float, v: float) -> BGR:
