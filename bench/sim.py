@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runnable from a plain checkout
 
 from vision.sim import SimCameraSource, random_scene, random_setup
 from vision.sim.scene import random_hand

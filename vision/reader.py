@@ -22,7 +22,7 @@ from vision import geometry
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
 from vision.reading import BoardReading, SquareReading
-from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares
+from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares, measured_widths
 
 EMPTY_PX_PER_PITCH = 40  # resolution of the stored empty-board model
 EMPTY_MARGIN = 1.0
@@ -30,6 +30,8 @@ EMPTY_LEARN_FRAMES = 3  # frames averaged into the empty model when it is learne
 DRIFT_RATE = 0.05  # how fast the empty model follows slow lighting changes
 COLOR_RATE = 0.1
 COLOR_MIN_SAMPLES = 3
+MASK_UP_TO = -0.1  # strip samples beyond this (pitches from the centre) are never masked
+REFIT_MIN_HIDDEN = 3  # strip samples newly hidden by nearer stacks before a square is refitted
 PIECE_SET_SQUARES = 12  # occupied squares seen before the piece shapes are settled
 
 
@@ -96,20 +98,25 @@ class BoardReader:
         *,
         corners: np.ndarray | None = None,
         reference: np.ndarray | None = None,
+        learn_empty: bool = True,
     ) -> None:
+        """`reference`: a frame of the empty board from this camera. Without one the reader takes
+        the first still frames it sees as the empty board (`learn_empty`, for a camera watching a
+        game from its start); a single photo of a game in progress needs `learn_empty=False`."""
         self.size = size
         self.locator = BoardLocator(size, corners)
         self.pose: BoardPose | None = None
         self.model: SquareModel | None = None
         self.empty_rect: np.ndarray | None = None  # float32 board-plane image of the empty board
         self.empty_profile: np.ndarray | None = None  # [S, T, 3] for the current pose
-        self._learning: list[np.ndarray] = []
         self.colors = ColorModel()
         self.motion = MotionGate()
         self.hands: HandGate | None = None
         self.white = 230.0
         self.black = 30.0
         self._reference = reference
+        self.learn_empty = learn_empty and reference is None
+        self._learned_frames = EMPTY_LEARN_FRAMES if reference is not None else 0
         self.last_relocalise_ms = 0.0
         self.last_fits: dict[str, np.ndarray] | None = None
         # The piece set's shapes (square or round flats, cylinder or pawn capstones) are not known
@@ -118,6 +125,9 @@ class BoardReader:
         self._piece_votes: dict[PieceSet, float] = {}
         self._piece_squares = 0
         self._candidates: dict[PieceSet, SquareModel] = {}
+        self._frame: np.ndarray | None = None  # the frame being read (for the cross lines)
+        self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
+        self._cross_cache: tuple[object, np.ndarray] = (None, np.zeros(0))
 
     # -- empty board model -------------------------------------------------------------------------
     def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -265,15 +275,23 @@ class BoardReader:
         profile = model.sample(frame)
         t = lap("sample", t)
         learning = False
+        self._frame = frame
+        if self.empty_profile is None and self.learn_empty and not moving:
+            # Start-up: the board is empty (a game starts on an empty board); this frame is the
+            # model, and the next few still-empty frames are averaged in.
+            self._learn_empty(frame)
+            self._learned_frames = 1
         if self.empty_profile is None:
             # Nothing known about the bare board: stand in with the wood around the grid, and
             # adopt this frame as the empty board if it turns out to hold no pieces.
             fallback = self._fallback_empty_rect(frame, self.pose)
+            self._empty_rect_now = fallback
             empty = self._profiles_from_rect(model, fallback)
             self.hands.set_empty(self._warp_empty_ring(fallback))
             learning = True
         else:
             empty = self.empty_profile
+            self._empty_rect_now = self.empty_rect
         fits = self._fit_with_piece_set(profile, empty)
         model = self.model
         self.last_fits = fits
@@ -285,8 +303,12 @@ class BoardReader:
         labels, color_conf = self.colors.classify(colors, self.white, self.black)
         t = lap("colours", t)
 
-        ring = self.hands.sample(frame)
-        hand, hand_reason = self.hands.check(ring, fits["claims"], lit)
+        if learning:
+            # against a stand-in for the empty board the ring test would cry wolf
+            hand, hand_reason = False, ""
+        else:
+            ring = self.hands.sample(frame)
+            hand, hand_reason = self.hands.check(ring, fits["claims"], lit)
         occluded = hand or marker_covered
         t = lap("gate", t)
 
@@ -311,17 +333,20 @@ class BoardReader:
 
         # slow models: only from frames we trust
         if not occluded and not moving:
-            if learning:
-                if not occupied:
-                    self._learn_empty(frame)
-            else:
+            if self._learned_frames < EMPTY_LEARN_FRAMES and not occupied and not learning:
+                self._learn_empty(frame)
+                self._learned_frames += 1
+            elif not learning:
                 self._drift(profile, fits)
                 if occupied:
                     self.colors.learn(colors, labels)
         timings["total"] = (time.perf_counter() - t0) * 1000
         why = hand_reason if hand else ("a marker is covered" if marker_covered else "")
         if learning and not why:
-            why = "no empty-board model yet (reading against the wood around the grid)"
+            why = (
+                "no empty-board model (no --reference): read against the wood around the grid, "
+                "no hand check"
+            )
         return BoardReading(
             size=self.size, board_found=True, occluded=occluded, moving=moving,
             confidence=confidence, relocalised=relocalised, squares=squares, reason=why,
@@ -336,14 +361,16 @@ class BoardReader:
         return lum / max(float(np.median(lum)), 1.0)
 
     def _learn_empty(self, frame: np.ndarray) -> None:
+        """Average this frame into the empty-board model (start-up frames only)."""
         assert self.pose is not None and self.model is not None and self.hands is not None
-        self._learning.append(self._warp_empty(frame, self.pose))
-        if len(self._learning) >= EMPTY_LEARN_FRAMES or self.empty_rect is None:
-            self.empty_rect = np.mean(self._learning, axis=0).astype(np.float32)
-            self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
-            self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
-            if len(self._learning) >= EMPTY_LEARN_FRAMES:
-                self._learning.clear()
+        rect = self._warp_empty(frame, self.pose)
+        if self.empty_rect is None:
+            self.empty_rect = rect
+        else:
+            n = max(self._learned_frames, 1)
+            self.empty_rect = (self.empty_rect * n + rect) / (n + 1)
+        self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
+        self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
 
     def _drift(self, profile: np.ndarray, fits: dict[str, np.ndarray]) -> None:
         """Follow slow light changes: blend the bare-board parts of this frame into the model."""
@@ -380,18 +407,36 @@ class BoardReader:
             return results[self.pieces]
         return results[best]
 
+    def _widths(self, model: SquareModel) -> np.ndarray | None:
+        if self._frame is None or self._empty_rect_now is None:
+            return None
+        cross = model.sample_cross(self._frame)
+        empty_cross = self._cross_from_rect(model, self._empty_rect_now)
+        return measured_widths(cross, empty_cross, model.dt)
+
+    def _cross_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
+        key = (id(model), id(rect))
+        if self._cross_cache[0] != key:
+            mx, my = self._rect_map(model.pose, model.cross_pts)
+            S, L, U = model.cross_pts.shape[:3]
+            out = cv2.remap(rect, mx.reshape(S * L, U), my.reshape(S * L, U), cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+            self._cross_cache = (key, out.reshape(S, L, U, -1).astype(np.float32))
+        return self._cross_cache[1]
+
     def _fit_all(
         self, model: SquareModel, profile: np.ndarray, empty: np.ndarray
     ) -> dict[str, np.ndarray]:
         """Two passes: all unmasked, then again for squares partly hidden by nearer stacks."""
         S = len(model.names)
         valid = np.ones((S, model.T), dtype=bool)
-        first = fit_squares(model, profile, empty, valid, np.arange(S))
+        widths = self._widths(model)
+        first = fit_squares(model, profile, empty, valid, np.arange(S), widths)
         decided = _decide(model, first)
         valid2 = _visibility(model, decided)
-        redo = np.nonzero((valid2 != valid).any(axis=1))[0]
+        redo = np.nonzero((valid2 != valid).sum(axis=1) >= REFIT_MIN_HIDDEN)[0]
         if len(redo):
-            second = fit_squares(model, profile, empty, valid2, redo)
+            second = fit_squares(model, profile, empty, valid2, redo, widths)
             again = _decide(model, second)
             for key, arr in again.items():
                 if key in decided and isinstance(arr, np.ndarray) and arr.shape[:1] == (len(redo),):
@@ -457,20 +502,20 @@ def _claims(model: SquareModel, decided: dict[str, np.ndarray]) -> list[tuple[in
 
 def _visibility(model: SquareModel, decided: dict[str, np.ndarray]) -> np.ndarray:
     """[S, T] bool: False where a nearer decided stack hides the strip sample."""
-    S = len(model.names)
-    valid = np.ones((S, model.T), dtype=bool)
+    valid = np.ones((len(model.names), model.T), dtype=bool)
     mid = model.board_pts[:, :, model.board_pts.shape[2] // 2, :]  # [S, T, 2]
     for s, t_from, t_to in _claims(model, decided):
-        c, r = model.centres[s], model.radial[s]
-        q = np.array([-r[1], r[0]])
-        rel = mid - c
+        behind = model.shadowed_by[s]  # squares farther from the camera within reach
+        if len(behind) == 0:
+            continue
+        r = model.radial[s]
+        rel = mid[behind] - model.centres[s]  # [B, T, 2]
         u = rel @ r
-        w = rel @ q
-        hidden = (u >= t_from) & (u <= t_to) & (np.abs(w) <= 0.4)
-        hidden[s] = False
-        # only stacks nearer the camera hide things
-        hidden[model.rho <= model.rho[s]] = False
-        valid &= ~hidden
+        w = rel[..., 1] * r[0] - rel[..., 0] * r[1]
+        # Only the front part of a strip is masked: a nearer stack that seems to reach further is
+        # more likely misread than really hiding this square's own top.
+        front = model.t[None, :] < MASK_UP_TO
+        valid[behind] &= ~((u >= t_from) & (u <= t_to) & (np.abs(w) <= 0.4) & front)
     return valid
 
 

@@ -38,29 +38,29 @@ STRIP_START = -0.55  # pitches in front of the square centre
 ACROSS = (-0.02, 0.0, 0.02)  # strip offsets across, pitches (narrow: a slanted edge smears)
 MAX_FLATS = 8
 MAX_UNDER = 5  # flats under a wall or capstone considered
-TOP_SHIFTS = np.linspace(-0.12, 0.12, 9)  # top piece offset against the bottom piece, pitches
-BASE_SHIFT_RANGE = (-0.13, 0.13)
-BASE_OFFSETS = (
-    -6,
-    -3,
-    0,
-    3,
-    6,
-)  # samples around the edge finder's guess tried by the fit  # bottom piece offset from the centre searched by the edge finder
+TOP_SHIFTS = np.linspace(-0.1, 0.1, 5)  # top piece offset against the bottom piece, pitches
+COARSE_SHIFTS = np.array([2])  # indices into TOP_SHIFTS tried for every hypothesis
+REFINE_TOP = 3  # hypotheses per square refined with every shift and base offset
+BASE_SHIFT_RANGE = (-0.13, 0.13)  # bottom piece offset from the centre, searched by the edge finder
+BASE_OFFSETS = (-5, 0, 5)  # samples around the edge finder's guess that the fit also tries
 WALL_ANGLES = (0.0, 45.0, 90.0, -45.0)
 
 # Cost scales, in squared BGR levels (profiles are float BGR 0..255).
 BOARD_CAP = 900.0  # truncation of the board cost of one sample
 BACKGROUND_COST = 380.0  # an unexplained sample behind the stack
 SEGMENT_PENALTY = 500.0  # per fitted segment (more segments always fit better)
-GAIN_RANGE = (0.55, 1.2)
+GAIN_RANGE = (0.55, 1.2)  # how much darker (shadow) or brighter (drift) the board may look
 LIGHT_SMOOTH = 0.15  # pitches either side over which the light on the board is averaged
 KIND_PRIOR = {"flat": 0.0, "wall": 3000.0, "cap": 3000.0}
-LAYER_PRIOR = 500.0
+LAYER_PRIOR = 500.0  # per piece in the stack
 BOARD_CLAIM_WEIGHT = 1.0  # per sample a stack claims that looks like bare board
 BASE_CAP = 150.0  # board cost above which a sample counts as "not board" when finding the base
 SHIFT_PENALTY = 1500.0  # cost of the top piece sitting 0.1 pitch off the bottom one
 EDGE_SAMPLES = 2  # samples either side of a boundary left out of the fit
+CROSS_T = (-0.1, 1.1, 0.1)  # cross lines at these t (from, to, step), pitches
+CROSS_HALF = 0.5  # cross lines reach this far either side, pitches
+WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at no cost, pitches
+WIDTH_WEIGHT = 400000.0  # cost per squared pitch of width beyond the tolerance
 EDGE_COST = 60.0  # flat cost of a left-out sample (about the noise of a good fit)
 
 
@@ -114,6 +114,43 @@ def _half_extent(kind: str, angle_deg: float, r: np.ndarray, round_flats: bool =
     return float(min(hx / ru if ru > 1e-6 else 1e9, hy / rv if rv > 1e-6 else 1e9))
 
 
+def _half_extent_all(kind: str, angle_deg: float, r: np.ndarray, round_flats: bool) -> np.ndarray:
+    """`_half_extent` for many directions at once. [S, 2] -> [S]"""
+    if kind == "cap" or (kind == "flat" and round_flats):
+        half = geometry.CAP_DIAMETER / 2 if kind == "cap" else geometry.FLAT_WIDTH / 2
+        return np.full(len(r), half)
+    if kind == "flat":
+        a, hx, hy = 0.0, geometry.FLAT_WIDTH / 2, geometry.FLAT_WIDTH / 2
+    else:
+        a, hx, hy = np.radians(angle_deg), geometry.FLAT_WIDTH / 2, geometry.WALL_THICKNESS / 2
+    ru = np.abs(r @ np.array([np.cos(a), np.sin(a)]))
+    rv = np.abs(r @ np.array([-np.sin(a), np.cos(a)]))
+    with np.errstate(divide="ignore"):
+        return np.minimum(np.where(ru > 1e-6, hx / ru, 1e9), np.where(rv > 1e-6, hy / rv, 1e9))
+
+
+def stack_slabs_all(
+    hyp: Hypothesis, r: np.ndarray, pieces: PieceSet
+) -> list[tuple[float, float, np.ndarray]]:
+    """`stack_slabs` for every square's direction at once: (z_lo, z_hi, half extents [S])."""
+    t = geometry.FLAT_THICKNESS
+    n_flats = hyp.height if hyp.kind == "flat" else hyp.height - 1
+    flat_a = _half_extent_all("flat", 0.0, r, pieces.round_flats)
+    slabs = [(i * t, (i + 1) * t, flat_a) for i in range(n_flats)]
+    z0 = n_flats * t
+    ones = np.ones(len(r))
+    if hyp.kind == "wall":
+        slabs.append((z0, hyp.top_z, _half_extent_all("wall", hyp.wall_angle, r, False)))
+    elif hyp.kind == "cap":
+        a = geometry.CAP_DIAMETER / 2
+        if pieces.pawn_caps:
+            h = geometry.CAP_HEIGHT
+            slabs += [(z0 + lo * h, z0 + hi * h, a * f * ones) for lo, hi, f in PAWN_SLABS]
+        else:
+            slabs.append((z0, hyp.top_z, a * ones))
+    return slabs
+
+
 def stack_slabs(
     hyp: Hypothesis, r: np.ndarray, pieces: PieceSet
 ) -> list[tuple[float, float, float]]:
@@ -161,6 +198,13 @@ class SquareModel:
         self.radial = np.array(radial)  # [S, 2]
         self.rho = np.einsum("si,si->s", self.centres - self.cam_xy, self.radial)  # [S]
         self.order = np.argsort(self.rho)  # nearest to the camera first
+        # squares a stack here can hide from the camera: farther out, within a tall stack's reach
+        gap = self.centres[None, :, :] - self.centres[:, None, :]  # [S, S, 2]
+        dist = np.linalg.norm(gap, axis=2)
+        self.shadowed_by = [
+            np.nonzero((self.rho > self.rho[s]) & (dist[s] < 3.0) & (dist[s] > 0))[0]
+            for s in range(len(self.names))
+        ]
 
         # Sample spacing: about one image pixel along the strip at the nearest square.
         px_per_pitch = self._pixels_per_pitch_along_strips()
@@ -182,6 +226,7 @@ class SquareModel:
         img = img.reshape(len(self.names) * self.T, len(ACROSS), 2).astype(np.float32)
         self.map_x = np.ascontiguousarray(img[..., 0])
         self.map_y = np.ascontiguousarray(img[..., 1])
+        self._build_cross_lines(pose, perp)
         self._build_breakpoints()
 
     def _k(self, z: float | np.ndarray) -> np.ndarray:
@@ -208,30 +253,27 @@ class SquareModel:
         bounds = np.zeros((S, H, D, kmax + 1))
         nseg = np.zeros((S, H), dtype=np.int64)
         bottom_half = np.zeros((S, H))
-        for s in range(S):
-            r = self.radial[s]
-            rho = self.rho[s]
-            for h_i, hyp in enumerate(HYPOTHESES):
-                slabs = stack_slabs(hyp, r, self.pieces)
-                L = len(slabs)
-                # pieces (not slabs) get the offsets: a pawn's slabs move together
-                piece_of = [min(i, hyp.height - 1) for i in range(L)]
-                nseg[s, h_i] = L + 1
-                bottom_half[s, h_i] = slabs[0][2]
-                z_hi = np.array([sl[1] for sl in slabs])
-                halves = np.array([sl[2] for sl in slabs])
-                frac = np.array([p / (hyp.height - 1) if hyp.height > 1 else 0.0 for p in piece_of])
-                a_next = np.append(halves[1:], halves[-1])
-                f_next = np.append(frac[1:], frac[-1])
-                k = self._k(z_hi)
-                for d_i, shift in enumerate(TOP_SHIFTS):
-                    # the face of slab i ends where the next slab's face starts (same z); offsets
-                    # are relative to the bottom piece's centre j0, added per frame
-                    ends = (rho + shift * f_next - a_next) * k - rho
-                    top_end = (rho + shift * frac[-1] + halves[-1]) * k[-1] - rho
-                    out = [*ends, top_end]
-                    out += [top_end] * (kmax + 1 - len(out))
-                    bounds[s, h_i, d_i, :] = out
+        rho = self.rho[:, None, None]  # [S, 1, 1]
+        shifts = TOP_SHIFTS[None, None, :]  # [1, 1, D]
+        for h_i, hyp in enumerate(HYPOTHESES):
+            slabs = stack_slabs_all(hyp, self.radial, self.pieces)  # (z_lo, z_hi, halves[S])
+            L = len(slabs)
+            # pieces (not slabs) get the offsets: a pawn's slabs move together
+            piece_of = [min(i, hyp.height - 1) for i in range(L)]
+            nseg[:, h_i] = L + 1
+            bottom_half[:, h_i] = slabs[0][2]
+            frac = [p / (hyp.height - 1) if hyp.height > 1 else 0.0 for p in piece_of]
+            out = []
+            for i, (_, z_hi, _) in enumerate(slabs):
+                nxt = min(i + 1, L - 1)
+                a_next = slabs[nxt][2][:, None, None]
+                # the face of slab i ends where the next slab's face starts (same z); offsets
+                # are relative to the bottom piece's centre j0, added per frame
+                out.append((rho + shifts * frac[nxt] - a_next) * self._k(z_hi) - rho)
+            top = slabs[-1]
+            out.append((rho + shifts * frac[-1] + top[2][:, None, None]) * self._k(top[1]) - rho)
+            out += [out[-1]] * (kmax + 1 - len(out))
+            bounds[:, h_i, :, :] = np.stack([np.broadcast_to(o, (S, 1, D))[:, 0] for o in out], -1)
         self.bounds_rel = bounds  # [S, H, D, K+1], t of boundaries given j0 = 0 (bottom centre)
         self.nseg = nseg
         self.bottom_half = bottom_half  # [S, H]
@@ -246,6 +288,49 @@ class SquareModel:
         # bottom front edge to the far edge of the top, +- the piece half width across
 
     # -- sampling --------------------------------------------------------------------------------
+    def _build_cross_lines(self, pose: BoardPose, perp: np.ndarray) -> None:
+        """Short lines across each strip (perpendicular to r) at several t: how wide is what stands
+        there. A wall seen end-on is narrow where a flat is wide; the radial strip alone cannot
+        tell them apart from straight above."""
+        self.cross_t = np.arange(CROSS_T[0], CROSS_T[1] + 1e-9, CROSS_T[2])  # [L]
+        self.cross_u = np.arange(-CROSS_HALF, CROSS_HALF + 1e-9, self.dt)  # [U]
+        pts = (
+            self.centres[:, None, None, :]
+            + self.cross_t[None, :, None, None] * self.radial[:, None, None, :]
+            + self.cross_u[None, None, :, None] * perp[:, None, None, :]
+        )  # [S, L, U, 2]
+        self.cross_pts = pts
+        img = cv2.perspectiveTransform(pts.reshape(1, -1, 2), pose.H_img_from_board)[0]
+        img = img.reshape(-1, len(self.cross_u), 2).astype(np.float32)
+        self.cross_map_x = np.ascontiguousarray(img[..., 0])
+        self.cross_map_y = np.ascontiguousarray(img[..., 1])
+        # where each hypothesis' top piece is widest in view: the line nearest the ground
+        # projection of the top piece's middle (flats: its top face)
+        S, H = len(self.names), len(HYPOTHESES)
+        line = np.zeros((S, H), dtype=np.int64)
+        width = np.zeros((S, H))
+        q_all = perp
+        for h_i, hyp in enumerate(HYPOTHESES):
+            z0 = (hyp.height - 1) * geometry.FLAT_THICKNESS
+            z_mid = hyp.top_z if hyp.kind == "flat" else (z0 + hyp.top_z) / 2
+            t_mid = self.rho * self._k(z_mid) - self.rho
+            line[:, h_i] = np.argmin(np.abs(self.cross_t[None, :] - t_mid[:, None]), axis=1)
+            if hyp.kind == "cap":
+                width[:, h_i] = geometry.CAP_DIAMETER * (0.75 if self.pieces.pawn_caps else 1.0)
+            else:
+                width[:, h_i] = 2 * _half_extent_all(
+                    hyp.kind, hyp.wall_angle, q_all, self.pieces.round_flats
+                )
+        self.cross_line = line
+        self.cross_width = width
+
+    def sample_cross(self, frame: np.ndarray) -> np.ndarray:
+        """The cross lines of a frame. [S, L, U, 3]"""
+        samples = cv2.remap(frame, self.cross_map_x, self.cross_map_y, cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+        S, L, U = len(self.names), len(self.cross_t), len(self.cross_u)
+        return samples.astype(np.float32).reshape(S, L, U, -1)
+
     def sample(self, frame: np.ndarray) -> np.ndarray:
         """The strips of a frame (or of a board-plane model image warped the same way). [S, T, 3]"""
         samples = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
@@ -300,20 +385,27 @@ def _find_base(cb: np.ndarray, valid: np.ndarray, t: np.ndarray) -> np.ndarray:
     return cand[np.argmin(cost, axis=1)]
 
 
-def _stack_costs(model, which, t, base_idx, rows, r0, P1, P2, N, CB, CG, NB):
-    """Cost [n, H, D] and boundary indices [n, H, D, K+2] of every stack hypothesis, given the
-    bottom piece's front edge (sample index per square)."""
-    T = model.T
-    n_sq = len(which)
-    base_t = t[base_idx]
-    # Boundaries for the stack hypotheses: the bottom piece's front edge sits at base_t, so its
-    # centre j0 = base_t + bottom half extent.
-    j0 = base_t[:, None] + model.bottom_half[which]  # [n, H]
-    bounds = model.bounds_rel[which] + j0[:, :, None, None]  # [n, H, D, K+1]
-    idx = np.clip(np.rint((bounds - t[0]) / model.dt), 0, T).astype(np.int64)
+def _stack_costs(
+    model: SquareModel,
+    which: np.ndarray,
+    base_idx: np.ndarray,
+    h_sel: np.ndarray,
+    d_sel: np.ndarray,
+    cums: dict[str, np.ndarray],
+    rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cost [n, K, D'] and boundary indices [n, K, D', B+1] of the hypotheses h_sel [n, K] at the
+    top shifts d_sel [D'], given the bottom piece's front edge base_idx [n] (sample index)."""
+    t, T = model.t, model.T
+    if rows is None:  # row of each entry in the prefix sums
+        rows = np.arange(len(which))
+    w = which[:, None]
+    # The bottom piece's front edge sits at base_t, so its centre j0 = base_t + half extent.
+    j0 = t[base_idx][:, None] + model.bottom_half[w, h_sel]  # [n, K]
+    bounds = model.bounds_rel[w, h_sel][:, :, d_sel] + j0[:, :, None, None]  # [n, K, D', B]
+    idx = np.clip(np.rint((bounds - t[0]) * (1.0 / model.dt)), 0, T).astype(np.int64)
     first = np.broadcast_to(base_idx[:, None, None, None], (*idx.shape[:3], 1))
-    idx = np.concatenate([first, idx], axis=3)  # [n, H, D, K+2]
-    idx = np.maximum.accumulate(idx, axis=3)  # boundaries never go backwards
+    idx = np.maximum.accumulate(np.concatenate([first, idx], axis=3), axis=3)
 
     # Samples right at a predicted boundary are a blend of both sides (lens blur, anti-aliasing):
     # they are left out of every segment and cost a flat EDGE_COST each, so no hypothesis gains
@@ -323,24 +415,54 @@ def _stack_costs(model, which, t, base_idx, rows, r0, P1, P2, N, CB, CG, NB):
     a2 = np.minimum(a + m, b)
     b2 = np.maximum(b - m, a2)
     excluded = (b - a) - (b2 - a2)
-    cnt = N[rows, b2] - N[rows, a2]
-    s1 = P1[rows, b2] - P1[rows, a2]  # [n, H, D, K+1, 3]
-    s2 = P2[rows, b2] - P2[rows, a2]
-    sse = s2 - np.einsum("...c,...c->...", s1, s1) / np.maximum(cnt, 1.0)
+    # one gather per end point from the packed prefix sums [n*(T+1), 5]: count, sum BGR, sum sq
+    offs = (rows * (T + 1))[:, None, None, None]
+    pack = cums["pack"]
+    hi = np.take(pack, (b2 + offs).ravel(), axis=0).reshape(*b2.shape, 5)
+    lo = np.take(pack, (a2 + offs).ravel(), axis=0).reshape(*a2.shape, 5)
+    d = hi - lo
+    s1 = d[..., 1:4]
+    sse = d[..., 4] - (s1 * s1).sum(axis=-1) / np.maximum(d[..., 0], 1.0)
     seg_cost = sse.sum(axis=3) + EDGE_COST * excluded.sum(axis=3)
+
     end = idx[..., -1]
+    CB, CG, NB = cums["CB"], cums["CG"], cums["NB"]
     front_end = np.maximum(base_idx - m, 0)
-    front = (CB[np.arange(n_sq), front_end] + EDGE_COST * (base_idx - front_end))[:, None, None]
+    front = CB[rows, front_end] + EDGE_COST * (base_idx - front_end)
     behind_start = np.minimum(end + m, T)
-    behind = CG[r0, T] - CG[r0, behind_start] + EDGE_COST * (behind_start - end)
-    claimed = NB[r0, end] - NB[np.arange(n_sq), base_idx][:, None, None]
-    cost = front + seg_cost + behind + claimed + SEGMENT_PENALTY * model.nseg[which][:, :, None]
+    r3 = rows[:, None, None]
+    behind = CG[r3, T] - CG[r3, behind_start] + EDGE_COST * (behind_start - end)
+    claimed = NB[r3, end] - NB[rows, base_idx][:, None, None]
+    cost = front[:, None, None] + seg_cost + behind + claimed
+    cost += (SEGMENT_PENALTY * model.nseg[w, h_sel] + model.prior[h_sel])[:, :, None]
+    cost += cums["width"][rows[:, None], h_sel][:, :, None]
     # Pieces are stacked roughly on top of each other: a large offset of the top piece against the
     # bottom one must pay for itself (else it trades against one layer more or less).
-    cost = cost + SHIFT_PENALTY * (TOP_SHIFTS[None, None, :] / 0.1) ** 2
-    cost = cost + model.prior[None, :, None]
-
+    cost += SHIFT_PENALTY * (TOP_SHIFTS[d_sel] / 0.1) ** 2
     return cost, idx
+
+
+def measured_widths(cross: np.ndarray, empty_cross: np.ndarray, du: float) -> np.ndarray:
+    """Width (pitches) of the non-board run through the middle of every cross line. [S, L]"""
+    S, L, U, _ = cross.shape
+    cb = board_cost(cross.reshape(S * L, U, 3), empty_cross.reshape(S * L, U, 3))
+    solid = cb > BASE_CAP
+    c = U // 2
+    pos = np.arange(U)
+    # a thin piece a little off the middle still counts: take the middle 3 samples' best
+    left_board = np.where(~solid & (pos[None, :] < c - 1), pos[None, :], -1).max(axis=1)
+    right_board = np.where(~solid & (pos[None, :] > c + 1), pos[None, :], U).min(axis=1)
+    width = (right_board - left_board - 1) * du
+    width[~solid[:, c - 1 : c + 2].any(axis=1)] = 0.0
+    return width.reshape(S, L)
+
+
+def width_costs(model: SquareModel, widths: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """[n, H]: what each hypothesis pays for the measured width where its top piece stands."""
+    w = which[:, None]
+    seen = widths[w, model.cross_line[which]]  # [n, H]
+    miss = np.maximum(np.abs(seen - model.cross_width[which]) - WIDTH_TOLERANCE, 0.0)
+    return WIDTH_WEIGHT * miss**2
 
 
 def fit_squares(
@@ -349,10 +471,13 @@ def fit_squares(
     empty: np.ndarray,
     valid: np.ndarray,
     which: np.ndarray,
+    widths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """Fit all hypotheses for the squares `which` (indices). Returns arrays over those squares.
+    """Fit the hypotheses for the squares `which` (indices). Returns arrays over those squares.
 
     profile, empty: [S, T, 3] float32; valid: [S, T] bool (False where a nearer stack hides it).
+    Coarse to fine: every hypothesis at the edge finder's base with small top shifts, then the
+    best few with the base moved a little and every top shift.
     """
     t = model.t
     T = model.T
@@ -365,73 +490,87 @@ def fit_squares(
     base_idx = _find_base(cb, val, t)  # [n]
 
     v = val.astype(np.float32)
-    P1 = np.concatenate([np.zeros((n_sq, 1, 3), np.float32), np.cumsum(prof * v[..., None], 1)], 1)
-    p2 = np.einsum("stc,stc->st", prof, prof) * v
-    P2 = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(p2, 1)], 1)
-    N = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(v, 1)], 1)
-    CB = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(cb * v, 1)], 1)
-    CG = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(np.minimum(cb, BACKGROUND_COST) * v, 1)], 1)
-    # what a stack hypothesis pays for claiming samples that look just like the bare board
-    nb = np.maximum(BASE_CAP - cb, 0.0) * v * BOARD_CLAIM_WEIGHT
-    NB = np.concatenate([np.zeros((n_sq, 1)), np.cumsum(nb, 1)], 1)
+    pv = prof * v[..., None]
+    per_sample = np.concatenate(
+        [v[..., None], pv, np.einsum("stc,stc->st", pv, prof)[..., None]], axis=2
+    )  # [n, T, 5]
+    zero = np.zeros((n_sq, 1), np.float32)
+    pack = np.concatenate([np.zeros((n_sq, 1, 5), np.float32), np.cumsum(per_sample, 1)], 1)
+    cums = {
+        "pack": pack.reshape(-1, 5),
+        "CB": np.concatenate([zero, np.cumsum(cb * v, 1)], 1),
+        "CG": np.concatenate([zero, np.cumsum(np.minimum(cb, BACKGROUND_COST) * v, 1)], 1),
+        # what a stack hypothesis pays for claiming samples that look just like the bare board
+        "NB": np.concatenate(
+            [zero, np.cumsum(np.maximum(BASE_CAP - cb, 0.0) * v * BOARD_CLAIM_WEIGHT, 1)], 1
+        ),
+    }
+    H = len(HYPOTHESES)
+    sel = np.arange(n_sq)
+    cums["width"] = width_costs(model, widths, which) if widths is not None else np.zeros((n_sq, H))
 
-    # The bottom piece's front edge: the edge finder's guess and a few samples either side (a
-    # shadow or a dark piece on dark wood can fool it); the fit decides among them.
-    rows = np.arange(n_sq)[:, None, None, None]
-    r0 = rows[..., 0]
-    best_cost = None
-    best_idx = None
-    best_base = None
-    for off in BASE_OFFSETS:
-        b_idx = np.clip(base_idx + off, 1, T - 1)
-        cost, idx = _stack_costs(model, which, t, b_idx, rows, r0, P1, P2, N, CB, CG, NB)
-        if best_cost is None:
-            best_cost, best_idx = cost, idx
-            best_base = np.broadcast_to(b_idx[:, None, None], cost.shape).copy()
-        else:
-            better = cost < best_cost
-            best_cost = np.where(better, cost, best_cost)
-            best_idx = np.where(better[..., None], idx, best_idx)
-            best_base = np.where(better, b_idx[:, None, None], best_base)
-    cost, idx = best_cost, best_idx
+    # coarse: all hypotheses, base as found, small top shifts
+    all_h = np.broadcast_to(np.arange(H), (n_sq, H))
+    coarse, _ = _stack_costs(model, which, base_idx, all_h, COARSE_SHIFTS, cums)
+    per_h = coarse.min(axis=2)  # [n, H]
+    keep = np.argsort(per_h, axis=1)[:, :REFINE_TOP]  # [n, K]
+
+    # fine: the best few, base moved a little (a shadow or dark wood can fool the edge finder),
+    # every offset in one call: the offsets ride along the hypothesis axis
+    n_off = len(BASE_OFFSETS)
+    K = keep.shape[1]
+    b_all = np.clip(base_idx[:, None] + np.array(BASE_OFFSETS)[None, :], 1, T - 1)  # [n, O]
+    rep = np.repeat(np.arange(n_sq), n_off)
+    cost, idx = _stack_costs(
+        model, which[rep], b_all.ravel(), keep[rep], np.arange(len(TOP_SHIFTS)), cums, rows=rep
+    )
+    D = cost.shape[2]
+    cost = cost.reshape(n_sq, n_off, K, D).transpose(0, 2, 1, 3).reshape(n_sq, K, n_off * D)
+    idx = (
+        idx.reshape(n_sq, n_off, K, D, -1).transpose(0, 2, 1, 3, 4).reshape(n_sq, K, n_off * D, -1)
+    )
+    best_cost, best_idx = cost, idx
+    best_base = np.broadcast_to(np.repeat(b_all, D, axis=1)[:, None, :], cost.shape)
+    d_of = np.tile(np.arange(D), n_off)
+    refined = best_cost.min(axis=2)  # [n, K]
+    per_h[sel[:, None], keep] = np.minimum(per_h[sel[:, None], keep], refined)
 
     # Empty: bare board up to the far edge of the square, then anything.
+    CB, CG = cums["CB"], cums["CG"]
     half = int(np.searchsorted(t, 0.5))
     empty_cost = CB[:, half] + (CG[:, T] - CG[:, half])
 
-    flat_cost = cost.reshape(n_sq, -1)
+    flat_cost = best_cost.reshape(n_sq, -1)
     best = np.argmin(flat_cost, axis=1)
-    h_best, d_best = np.unravel_index(best, cost.shape[1:])
-    best_cost = flat_cost[np.arange(n_sq), best]
-    per_h = cost.min(axis=2)  # [n, H]
+    k_best, od_best = np.unravel_index(best, best_cost.shape[1:])
+    d_best = d_of[od_best]
+    h_best = keep[sel, k_best]
+    win_cost = flat_cost[sel, best]
+    win_idx = best_idx[sel, k_best, od_best]  # [n, B+1]
+    base_win = best_base[sel, k_best, od_best]
 
-    # Top colour: the top face segment of the winner (last non-empty segment).
-    sel = np.arange(n_sq)
-    base_win = best_base[sel, h_best, d_best]
-    base_t = t[base_win]
+    # Top colour: the top face segment of the winner (its last segment).
     nseg = model.nseg[which, h_best]
-    top_a = idx[sel, h_best, d_best, nseg - 1]
-    top_b = idx[sel, h_best, d_best, nseg]
-    top_n = np.maximum(N[sel, top_b] - N[sel, top_a], 1.0)
-    top_col = (P1[sel, top_b] - P1[sel, top_a]) / top_n[:, None]
-    # A wall's top edge is thin: use it only when enough of it is seen, else the whole winner.
-    stack_a = base_win
-    stack_col = (P1[sel, top_b] - P1[sel, stack_a]) / np.maximum(
-        N[sel, top_b] - N[sel, stack_a], 1
-    )[:, None]
+    top_a = win_idx[sel, nseg - 1]
+    top_b = win_idx[sel, nseg]
+    P = pack  # [n, T+1, 5]
+    top_n = np.maximum(P[sel, top_b, 0] - P[sel, top_a, 0], 1.0)
+    top_col = (P[sel, top_b, 1:4] - P[sel, top_a, 1:4]) / top_n[:, None]
+    # A wall's top edge is thin: use it only when enough of it is seen, else the whole stack.
+    stack_n = np.maximum(P[sel, top_b, 0] - P[sel, base_win, 0], 1.0)
+    stack_col = (P[sel, top_b, 1:4] - P[sel, base_win, 1:4]) / stack_n[:, None]
     thin = top_n < 3
     top_col[thin] = stack_col[thin]
-    visible = v.mean(axis=1)
 
     return {
         "which": which,
-        "best_cost": best_cost,
+        "best_cost": win_cost,
         "empty_cost": empty_cost,
         "h_best": h_best,
         "d_best": d_best,
         "per_h": per_h,
         "top_col": top_col,
-        "base_t": base_t,
-        "visible": visible,
-        "idx_best": idx[sel, h_best, d_best],
+        "base_t": t[base_win],
+        "visible": v.mean(axis=1),
+        "idx_best": win_idx,
     }

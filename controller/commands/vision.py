@@ -1,6 +1,7 @@
 """`takboard vision SUBCOMMAND ...`: the camera side from the command line.
 
     takboard vision render TPS -o frame.png [--seed S] [--tilt DEG] [--hand]   a simulated frame
+    takboard vision film GAME.ptn -o game.avi [--seed S] [--plies N]           a game, filmed
     takboard vision markers --size N --pitch 50mm -o FILE                      the marker sheet
 
 Each subcommand is a pair `_add_NAME(subparsers)` / `_run_NAME(args)` listed in `SUBCOMMANDS`, so
@@ -235,6 +236,154 @@ def _run_markers(args) -> int:
 
 
 # -------------------------------------------------------------------------------------------------
+# film
+
+VIDEO_CODECS = {".avi": "MJPG", ".mp4": "mp4v"}
+
+
+def _add_film(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "film",
+        help="film a PTN game with the simulated camera, a hand making every ply",
+        description="Replay a PTN game in front of the simulated camera: for every ply a hand "
+        "comes in from the mover's side (player 1 near the camera, player 2 across), the board "
+        "changes under it, the hand leaves. Writes a video (.avi or .mp4) or a folder of PNG "
+        "frames, and optionally the truth of every frame as JSON lines.",
+    )
+    parser.add_argument("ptn", type=Path, metavar="PTN", help="the game file")
+    parser.add_argument(
+        "-o", "--output", required=True, type=Path, help="video.avi, video.mp4 or a folder"
+    )
+    parser.add_argument("--game", type=int, default=1, help="which game in the file (default 1)")
+    parser.add_argument("--plies", type=int, help="stop after this many plies")
+    parser.add_argument("--seed", type=int, default=0, help="board, room and camera (default 0)")
+    parser.add_argument("--tilt", type=float, help="camera tilt from vertical, 0..40 degrees")
+    parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
+    parser.add_argument("--width", type=int, default=1280, help="image width (default 1280)")
+    parser.add_argument("--height", type=int, default=720, help="image height (default 720)")
+    parser.add_argument(
+        "--truth",
+        type=Path,
+        help="write per-frame truth here as JSON lines (frame, ply, tps, hand)",
+    )
+    parser.set_defaults(_vision_run=_run_film)
+
+
+def _film_scenes(game, seed: int, fps: float, plies: int | None):
+    """(scene, plies played, tps after them) for every frame of the film."""
+    from controller.tak import WHITE
+    from vision.sim import reach_and_change
+
+    position = game.start_position()
+    rest = max(2, round(fps / 2))  # half a second of still board between plies
+    board = position_to_scene(position)
+    for _ in range(rest):
+        yield board, 0, position.tps()
+    for number, record in enumerate(game.moves[:plies], start=1):
+        side = "south" if position.to_move == WHITE else "north"
+        tps_before = position.tps()
+        position.play(record.ply)
+        after = position_to_scene(position)
+        for scene in reach_and_change(board, after, seed=seed * 1009 + number, side=side):
+            if scene.stacks == after.stacks:
+                yield scene, number, position.tps()
+            else:
+                yield scene, number - 1, tps_before
+        for _ in range(rest):
+            yield after, number, position.tps()
+        board = after
+
+
+def _run_film(args) -> int:
+    import cv2
+
+    from controller.tak import ptn
+    from vision.sim import SimCameraSource, random_setup
+
+    if args.tilt is not None and not 0 <= args.tilt <= 40:
+        return _fail(f"--tilt {args.tilt}: the mount holds the camera 0..40 degrees from vertical")
+    if not 1 <= args.fps <= 120:
+        return _fail(f"--fps {args.fps} is outside 1..120")
+    if not (64 <= args.width <= 4096 and 64 <= args.height <= 4096):
+        return _fail(f"image size {args.width}x{args.height} is outside 64..4096")
+    folder = args.output.suffix == "" or args.output.is_dir()
+    if not folder and args.output.suffix.lower() not in VIDEO_CODECS:
+        return _fail(f"{args.output}: use .avi, .mp4 or a folder for PNG frames")
+    problem = _output_problem(args.truth, (".jsonl", ".json"))
+    if problem:
+        return _fail(problem)
+    try:
+        games = ptn.read_games(args.ptn.read_text(encoding="utf-8"), filename=str(args.ptn))
+    except OSError as failure:
+        return _fail(f"{args.ptn}: {failure.strerror}")
+    except ValueError as bad:  # PTNError quotes file, game, line and token
+        return _fail(str(bad))
+    if not 1 <= args.game <= len(games):
+        return _fail(f"{args.ptn}: no game {args.game} (the file has {len(games)})")
+    game = games[args.game - 1]
+    if game.errors:
+        return _fail(str(game.errors[0]))
+    plies = len(game.moves) if args.plies is None else min(args.plies, len(game.moves))
+    camera, look = random_setup(args.seed, game.size, tilt_deg=args.tilt)
+    if (args.width, args.height) != (camera.width, camera.height):
+        camera = camera.with_resolution(args.width, args.height)
+    try:
+        scenes = list(_film_scenes(game, args.seed, args.fps, plies))
+    except ValueError as bad:  # an illegal ply: IllegalPlyError quotes the ply and the TPS
+        return _fail(f"{args.ptn}: game {args.game}: {bad}")
+    if folder:
+        args.output.mkdir(parents=True, exist_ok=True)
+        writer = None
+    else:
+        if not args.output.parent.is_dir():
+            return _fail(f"{args.output}: folder {args.output.parent} does not exist")
+        fourcc = cv2.VideoWriter_fourcc(*VIDEO_CODECS[args.output.suffix.lower()])
+        writer = cv2.VideoWriter(str(args.output), fourcc, args.fps, (camera.width, camera.height))
+        if not writer.isOpened():
+            return _fail(f"{args.output}: OpenCV cannot write this video format here")
+    truth_file = args.truth.open("w", encoding="utf-8") if args.truth else None
+    source = SimCameraSource(scenes[0][0], camera, look, fps=args.fps, seed=args.seed)
+    source.queue([scene for scene, _, _ in scenes])
+    try:
+        for index, (_, played, tps) in enumerate(scenes):
+            _ok, frame = source.read()
+            if writer is not None:
+                writer.write(frame)
+            else:
+                problem = _write_image(args.output / f"{index:05d}.png", frame)
+                if problem:
+                    return _fail(problem)
+            if truth_file:
+                truth = source.last_truth
+                line = {"frame": index, "ply": played, "tps": tps, "hand": truth.hand_present,
+                        "hand_over_board": truth.hand_over_board}  # fmt: skip
+                truth_file.write(json.dumps(line) + "\n")
+            _progress(index + 1, len(scenes), f"ply {played}/{plies}")
+    finally:
+        if writer is not None:
+            writer.release()
+        if truth_file:
+            truth_file.close()
+        print(file=sys.stderr)
+    print(
+        f"wrote {args.output}: {len(scenes)} frames at {args.fps:g} fps "
+        f"({len(scenes) / args.fps:.0f} s), {plies} plies of game {args.game}, "
+        f"{game.size}x{game.size} board, tilt {camera.tilt_deg:.1f} deg, seed {args.seed}"
+    )
+    return 0
+
+
+def _progress(done: int, total: int, note: str) -> None:
+    """A one-line progress bar on stderr (only when it is a terminal)."""
+    if not sys.stderr.isatty():
+        return
+    width = 30
+    filled = round(width * done / total)
+    bar = "#" * filled + "-" * (width - filled)
+    print(f"\r[{bar}] {done}/{total} frames, {note}", end="", file=sys.stderr, flush=True)
+
+
+# -------------------------------------------------------------------------------------------------
 # read
 
 
@@ -285,7 +434,7 @@ def _run_read(args) -> int:
         corners = parse_corners(args.corners) if args.corners else None
     except ValueError as bad:
         return _fail(str(bad))
-    reader = BoardReader(args.size, corners=corners, reference=reference)
+    reader = BoardReader(args.size, corners=corners, reference=reference, learn_empty=False)
     try:
         reading = reader.read(frame)
     except BoardNotFoundError as err:  # the empty-board reference could not be located
@@ -304,7 +453,7 @@ def _run_read(args) -> int:
 
 # -------------------------------------------------------------------------------------------------
 
-SUBCOMMANDS = [_add_render, _add_markers, _add_read]
+SUBCOMMANDS = [_add_render, _add_film, _add_markers, _add_read]
 
 
 def _fail(message: str) -> int:

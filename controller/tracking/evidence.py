@@ -45,6 +45,7 @@ class SquareEvidence:
 
 # How far apart two frames may be on a square and still count as "the same reading".
 SAME_TOP_MIN_CONFIDENCE = 0.6
+HEIGHT_CHANGE = 2.0  # pieces: a smaller change in the reported height is not "the board changed"
 
 
 def square_evidence(square) -> SquareEvidence:
@@ -119,8 +120,10 @@ def differs(a: SquareEvidence, b: SquareEvidence) -> bool:
     ka, kb = a.p_kind.index(max(a.p_kind)), b.p_kind.index(max(b.p_kind))
     if ka != kb and a.p_kind[ka] >= hi and b.p_kind[kb] >= hi:
         return True
+    # Heights flicker by a piece between frames even on a still board (they are the hardest thing
+    # to read), and every real ply happens under a hand, which the gate watches for anyway.
     return (
-        abs(a.height - b.height) >= 1.0
+        abs(a.height - b.height) >= HEIGHT_CHANGE
         and a.height_weight >= hi
         and b.height_weight >= hi
     )

@@ -32,7 +32,8 @@ W_OCCUPIED = 2.0
 W_COLOR = 1.0
 W_KIND = 1.0
 W_HEIGHT = 0.9
-HEIGHT_CAP = 3.0
+HEIGHT_CAP = 1.5  # pieces: a height error never costs more than a missing piece would
+HEIGHT_CONTRADICTION_CAP = 0.4
 
 _KIND_INDEX = {FLAT: 0, WALL: 1, CAP: 2}
 
@@ -115,8 +116,9 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
         out += W_KIND * (evidence.p_kind[best_kind] - evidence.p_kind[_KIND_INDEX[stone]])
     height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
     # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
-    # hypotheses through `square_cost`), two or more are.
-    return out + W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0)
+    # hypotheses through `square_cost`), and a height alone never makes a square "wrong".
+    return out + min(HEIGHT_CONTRADICTION_CAP,
+                     W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0))  # fmt: skip
 
 
 def contradictions(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:

@@ -59,6 +59,7 @@ class TrackerConfig:
     takeback_depth: int = 20  # how many plies back a takeback may go
     desync_after_s: float = 3.0  # unmatched for this long -> Desync
     max_candidates: int = 4  # at most this many plies in an Ask
+    max_considered: int = 8  # the best-scored hypotheses checked for contradictions
     ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
 
 
@@ -211,12 +212,17 @@ class Tracker:
         ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
         self.last = evaluation
-        best = ranked[0]
-        runner_up = ranked[1].cost if len(ranked) > 1 else math.inf
         cfg = self.config
-
         changed = self._changed(evidence)
-        if self._mismatch(best, evidence, changed) > cfg.match_cost:
+        # The best hypothesis the board does not confidently contradict. One ranked above it was
+        # contradicted (a square surely occupied where it wants none, a colour surely wrong): a
+        # misread height may make such a one cheap, but it cannot be what happened.
+        chosen = next(
+            (i for i, h in enumerate(ranked[: cfg.max_considered])
+             if self._mismatch(h, evidence, changed) <= cfg.match_cost),
+            None,
+        )  # fmt: skip
+        if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
@@ -230,6 +236,8 @@ class Tracker:
                 evaluation.decisions = [Illegal(tuple(evaluation.wrong))]
             return evaluation.decisions
 
+        best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
+        runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
         self._accepted = dict(evidence)
         if self.state in ("illegal", "desync"):
@@ -247,7 +255,7 @@ class Tracker:
             else:
                 close = Ask(tuple(
                     Candidate(h.ply, h.cost)
-                    for h in ranked
+                    for h in [best, *below]
                     if h.ply is not None and h.cost - best.cost < cfg.commit_margin
                 )[: cfg.max_candidates])  # fmt: skip
                 if stable.at - stable.since + 1e-9 < cfg.ask_after_s:

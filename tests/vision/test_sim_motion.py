@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ from vision.sim import (
     Scene,
     SimCameraSource,
     changed_squares,
+    ground_truth,
+    random_hand,
     random_setup,
     reach_and_change,
     render_frame,
@@ -85,3 +89,46 @@ def test_a_moving_hand_is_smeared_along_its_motion():
         return float(np.abs(lap[mask]).mean())
 
     assert sharpness(b.image, a.truth.hand_mask) < sharpness(a.image, a.truth.hand_mask)
+
+
+def test_a_carried_piece_is_part_of_the_hand_not_of_the_board():
+    camera, look = random_setup(12, 6, tilt_deg=25)
+    empty = render_frame(Scene(6), camera, look, seed=0)
+    carried = Hand(tip=(3.0, 3.0), from_side="south", height=1.0, holding=("dark", "flat"))
+    bare = replace(carried, holding=None)
+    with_piece = render_frame(Scene(6, hands=[carried]), camera, look, seed=0)
+    without = render_frame(Scene(6, hands=[bare]), camera, look, seed=0)
+    piece_pixels = (with_piece.truth.hand_mask & ~without.truth.hand_mask).sum()
+    assert piece_pixels > 200  # the piece shows beyond the fingertips, and counts as hand
+    extra = with_piece.truth.hand_mask & ~without.truth.hand_mask
+    shown = cv2.absdiff(empty.image, with_piece.image).max(axis=2) > 25
+    assert shown[extra].mean() > 0.5  # and those pixels really show something
+    under = with_piece.truth.squares["d4"]
+    assert under.empty and under.occluded
+    with pytest.raises(ValueError, match="holding"):
+        Hand(tip=(1.0, 1.0), holding=("dark", "pawn"))
+
+
+def test_a_placing_hand_carries_the_new_piece_until_it_puts_it_down():
+    before = Scene(5)
+    after = Scene(5, {"b2": [("light", "cap")]})
+    scenes = reach_and_change(before, after, seed=1, approach=4, hold=4, leave=4)
+    held = [s.hands[0].holding if s.hands else None for s in scenes]
+    assert held[:6] == [("light", "cap")] * 6  # approach, then the first half of the hold
+    assert all(h is None for h in held[6:])
+    for scene, h in zip(scenes, held, strict=True):
+        assert (h is None) == bool(scene.stacks)  # in the hand or on the board, never both
+
+
+def test_resting_hands_are_in_view_but_mostly_off_the_grid():
+    present = over = 0
+    for seed in range(12):
+        camera, _ = random_setup(seed, 6)
+        scene = Scene(6)
+        scene.hands.append(random_hand(np.random.default_rng(seed), scene, resting=1.0))
+        truth = ground_truth(scene, camera)
+        present += truth.hand_present
+        over += truth.hand_over_board
+        if not truth.hand_over_board:
+            assert not any(sq.occluded for sq in truth.squares.values())
+    assert present == 12 and over <= 3

@@ -81,5 +81,5 @@ def cases(
         scene_rng = np.random.default_rng([case_seed, 0x5CE])
         scene = random_scene(scene_rng, size, max_height=max_height)
         if hands[k]:
-            scene.hands.append(random_hand(scene_rng, scene))
+            scene.hands.append(random_hand(scene_rng, scene, resting=0.15))
         yield Case(k, scene, camera, look, frame_seed=case_seed)

@@ -44,7 +44,8 @@ def reach_and_change(
 ) -> list[Scene]:
     """Scenes for one change of the board: `approach` frames of a hand coming in from `side`
     (default: random, mostly the near or far edge) towards the changed squares, `hold` frames over
-    them (the board switches from `before` to `after` half way), `leave` frames going away."""
+    them (the board switches from `before` to `after` half way), `leave` frames going away. For a
+    placement the hand carries the new piece in under its fingertips until it puts it down."""
     changed = changed_squares(before, after)
     if not changed:
         raise ValueError("before and after are the same board: nothing to reach for")
@@ -60,6 +61,12 @@ def reach_and_change(
     scenes: list[Scene] = []
 
     tips: list[tuple[float, float]] = []
+    # a placement: the hand brings the new piece in and lets go of it half way through the hold
+    placed = None
+    if len(changed) == 1:
+        old, new = before.stacks.get(changed[0], []), after.stacks.get(changed[0], [])
+        if len(new) == len(old) + 1 and list(new[:-1]) == list(old):
+            placed = tuple(new[-1])
 
     def with_hand(board: Scene, tip: np.ndarray, height: float) -> Scene:
         # motion blur: the shutter is open for about half of the frame interval
@@ -67,7 +74,11 @@ def reach_and_change(
         tips.append((float(tip[0]), float(tip[1])))
         motion = (float(0.5 * moved[0]), float(0.5 * moved[1]))
         scene = board.copy()
-        scene.hands = [*board.hands, replace(hand, tip=tips[-1], height=height, motion=motion)]
+        holding = placed if board is before else None
+        scene.hands = [
+            *board.hands,
+            replace(hand, tip=tips[-1], height=height, motion=motion, holding=holding),
+        ]
         return scene
 
     for k in range(approach):

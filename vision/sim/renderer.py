@@ -19,7 +19,14 @@ from vision import geometry
 from vision.sim.camera import NEAR_PLANE, SimCamera
 from vision.sim.hands import hand_polygons
 from vision.sim.look import Look
-from vision.sim.scene import Scene, all_squares, parse_square, stack_top_height
+from vision.sim.scene import (
+    Hand,
+    Scene,
+    all_squares,
+    parse_square,
+    side_direction,
+    stack_top_height,
+)
 from vision.sim.solids import Part, piece_parts
 from vision.sim.textures import board_texture, table_image
 
@@ -225,46 +232,61 @@ def _piece_grain(look: Look, width: int, height: int) -> np.ndarray:
     return 1.0 + look.piece_grain * np.clip(streaks, -2.5, 2.5)
 
 
-@lru_cache(maxsize=2048)
-def _stack_strokes(camera: SimCamera, look: Look, size: int, square: str,
-                   stack: tuple[tuple[str, str], ...]) -> list[tuple]:  # fmt: skip
-    """What painting one stack takes, cached per camera, look and stack: a list of
+def _part_strokes(camera: SimCamera, look: Look, parts: list[Part], base: np.ndarray) -> list:
+    """Shaded faces of one piece as seen by the camera: a list of
     (polygon fixed point [K, 2], fill BGR, outline BGR or None, seam (p, q, BGR) or None)."""
     light = light_direction(look)
     lens = camera.centre
     strokes = []
+    for part in parts:
+        centroids = part.verts.mean(1)
+        view = lens - centroids
+        view /= np.linalg.norm(view, axis=1, keepdims=True)
+        facing = np.einsum("fi,fi->f", part.normals, view) > 1e-6
+        if not facing.any():
+            continue
+        normals = part.normals[facing]
+        diffuse = np.clip(normals @ light, 0.0, None)
+        half = view[facing] + light
+        half /= np.linalg.norm(half, axis=1, keepdims=True)
+        spec = np.clip(np.einsum("fi,fi->f", normals, half), 0.0, None) ** 24
+        shade = look.ambient + (1.0 - look.ambient) * diffuse
+        colours = base[None, :] * shade[:, None] + (look.gloss * 200.0 * spec)[:, None]
+        colours = np.clip(colours, 0, 255)
+        verts = part.verts[facing]
+        img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
+        fixed = np.round(img_pts * _ONE).astype(np.int32)
+        tops = normals[:, 2] > 0.99
+        sides = np.abs(normals[:, 2]) < 0.01
+        for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
+            outline = seam = None
+            if is_top:  # the rounded edge of a tile catches less light than its face
+                outline = tuple((colour * 0.82).tolist())
+            elif is_side and len(poly) == 4:  # the seam where this piece meets the next
+                p, q = tuple(poly[2].tolist()), tuple(poly[3].tolist())
+                seam = (p, q, tuple((colour * 0.7).tolist()))
+            strokes.append((poly, tuple(colour.tolist()), outline, seam))
+    return strokes
+
+
+def _paint(img: np.ndarray, strokes: list, covered: np.ndarray | None = None) -> None:
+    for poly, colour, outline, seam in strokes:
+        cv2.fillPoly(img, [poly], colour, cv2.LINE_AA, SHIFT)
+        if covered is not None:
+            cv2.fillPoly(covered, [poly], 255, cv2.LINE_8, SHIFT)
+        if outline is not None:
+            cv2.polylines(img, [poly], True, outline, 1, cv2.LINE_AA, SHIFT)
+        elif seam is not None:
+            cv2.line(img, seam[0], seam[1], seam[2], 1, cv2.LINE_AA, SHIFT)
+
+
+@lru_cache(maxsize=2048)
+def _stack_strokes(camera: SimCamera, look: Look, size: int, square: str,
+                   stack: tuple[tuple[str, str], ...]) -> list[tuple]:  # fmt: skip
+    """What painting one stack takes (see `_part_strokes`), cached per camera, look and stack."""
+    strokes = []
     for parts, base in _stack_solids(size, square, stack, look):
-        for part in parts:
-            centroids = part.verts.mean(1)
-            view = lens - centroids
-            view /= np.linalg.norm(view, axis=1, keepdims=True)
-            facing = np.einsum("fi,fi->f", part.normals, view) > 1e-6
-            if not facing.any():
-                continue
-            normals = part.normals[facing]
-            diffuse = np.clip(normals @ light, 0.0, None)
-            half = view[facing] + light
-            half /= np.linalg.norm(half, axis=1, keepdims=True)
-            spec = np.clip(np.einsum("fi,fi->f", normals, half), 0.0, None) ** 24
-            shade = look.ambient + (1.0 - look.ambient) * diffuse
-            colours = base[None, :] * shade[:, None] + (look.gloss * 200.0 * spec)[:, None]
-            colours = np.clip(colours, 0, 255)
-            verts = part.verts[facing]
-            img_pts = camera.project(verts.reshape(-1, 3)).reshape(len(verts), -1, 2)
-            fixed = np.round(img_pts * _ONE).astype(np.int32)
-            tops = normals[:, 2] > 0.99
-            sides = np.abs(normals[:, 2]) < 0.01
-            for poly, colour, is_top, is_side in zip(fixed, colours, tops, sides, strict=True):
-                outline = seam = None
-                if is_top:  # the rounded edge of a tile catches less light than its face
-                    outline = tuple((colour * 0.82).tolist())
-                elif is_side and len(poly) == 4:  # the seam where this piece meets the next
-                    seam = (
-                        tuple(poly[2].tolist()),
-                        tuple(poly[3].tolist()),
-                        tuple((colour * 0.7).tolist()),
-                    )
-                strokes.append((poly, tuple(colour.tolist()), outline, seam))
+        strokes += _part_strokes(camera, look, parts, base)
     return strokes
 
 
@@ -273,14 +295,7 @@ def _draw_pieces(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look) -
     covered = np.zeros(img.shape[:2], np.uint8) if look.piece_grain > 0 else None
     for square in _stack_order(scene, camera):
         stack = tuple(map(tuple, scene.stacks[square]))
-        for poly, colour, outline, seam in _stack_strokes(camera, look, scene.size, square, stack):
-            cv2.fillPoly(img, [poly], colour, cv2.LINE_AA, SHIFT)
-            if covered is not None:
-                cv2.fillPoly(covered, [poly], 255, cv2.LINE_8, SHIFT)
-            if outline is not None:
-                cv2.polylines(img, [poly], True, outline, 1, cv2.LINE_AA, SHIFT)
-            elif seam is not None:
-                cv2.line(img, seam[0], seam[1], seam[2], 1, cv2.LINE_AA, SHIFT)
+        _paint(img, _stack_strokes(camera, look, scene.size, square, stack), covered)
     if covered is not None and covered.any():
         x, y, w, h = cv2.boundingRect(covered)
         roi = (slice(y, y + h), slice(x, x + w))
@@ -350,11 +365,28 @@ def _motion_kernel(camera: SimCamera, scene: Scene) -> np.ndarray | None:
     return kernel / kernel.sum()
 
 
-def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarray) -> None:
-    """Hands and arms with a soft darkening towards their outlines so they look round, smeared
-    along their motion when they move during the exposure. `mask` gets where they cover."""
+def _held_piece(hand: Hand, camera: SimCamera, look: Look) -> list:
+    """Strokes of the piece a hand carries, under its fingertips (the fingers are drawn over it)."""
+    colour, kind = hand.holding  # type: ignore[misc]
+    back = np.array(side_direction(hand.from_side, hand.angle_deg))
+    cx, cy = np.array(hand.tip) + back * 0.02 * hand.width  # pinched at the fingertips
+    z0 = max(hand.height - 0.5 * geometry.FLAT_THICKNESS, 0.0)
+    angle = math.radians(hand.angle_deg + 10.0)
+    parts = piece_parts(kind, float(cx), float(cy), z0, angle, look.round_flats, look.cap_style)
+    base = np.array(look.light_color if colour == "light" else look.dark_color, np.float64)
+    return _part_strokes(camera, look, parts, base)
+
+
+def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, look: Look,
+                mask: np.ndarray) -> None:  # fmt: skip
+    """Hands and arms (and any piece they carry) with a soft darkening towards their outlines so
+    they look round, smeared along their motion when they move during the exposure. `mask` gets
+    where they cover."""
     layer = img.copy()
+    skin = np.zeros_like(mask)  # hands and arms only: the rounding shade applies there
     for hand in scene.hands:
+        if hand.holding is not None:
+            _paint(layer, _held_piece(hand, camera, look), mask)
         for poly in hand_polygons(hand):
             fixed = _project_polygon(camera, poly.verts)
             if fixed is None:
@@ -362,13 +394,15 @@ def _draw_hands(img: np.ndarray, scene: Scene, camera: SimCamera, mask: np.ndarr
             _fill(layer, fixed, poly.colour)
             if poly.outline is not None:
                 cv2.polylines(layer, [fixed], True, poly.outline, 1, cv2.LINE_AA, SHIFT)
-            _fill(mask, fixed, 255, aa=False)
+            _fill(skin, fixed, 255, aa=False)
+    mask |= skin
     if not mask.any():
         return
-    small = cv2.resize(mask, (camera.width // 4, camera.height // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(skin, (camera.width // 4, camera.height // 4), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), max(1.0, 0.06 * camera.pixels_per_pitch()))
     inner = cv2.resize(small, (camera.width, camera.height)).astype(np.float32) / 255.0
     shade = 0.55 + 0.45 * np.clip(inner * 1.6 - 0.3, 0.0, 1.0)
+    shade[skin == 0] = 1.0  # a carried piece keeps its own shading
     region = mask > 0
     kernel = _motion_kernel(camera, scene)
     if kernel is None:
@@ -666,7 +700,7 @@ def render_frame(scene: Scene, camera: SimCamera, look: Look, *, seed: int = 0,
     _draw_pieces(img, scene, camera, look)
     hand_mask = np.zeros(img.shape[:2], np.uint8)
     if scene.hands:
-        _draw_hands(img, scene, camera, hand_mask)
+        _draw_hands(img, scene, camera, look, hand_mask)
     field = _light_field(camera, look, t)
     if look.auto_exposure > 0:
         # the camera meters the whole frame: dark pieces or a pale sleeve shift everything a bit

@@ -40,12 +40,17 @@ class Hand:
     spread: float = 0.0  # 0 = fingers together, 1 = spread wide
     left: bool = False  # a left hand (thumb on the other side)
     motion: tuple[float, float] = (0.0, 0.0)  # pitches moved while the shutter is open (blur)
+    holding: Piece | None = None  # a piece carried under the fingertips, e.g. ("dark", "flat")
 
     def __post_init__(self) -> None:
         if self.from_side not in SIDES:
             raise ValueError(f"hand from_side {self.from_side!r} is not one of {SIDES}")
         if self.height < 0:
             raise ValueError(f"hand height {self.height} is below the board")
+        if self.holding is not None and (
+            len(self.holding) != 2 or self.holding[0] not in COLORS or self.holding[1] not in KINDS
+        ):
+            raise ValueError(f"hand holding {self.holding!r}: not a (colour, kind) piece")
 
 
 @dataclass
@@ -176,11 +181,21 @@ SKIN_TONES: tuple[BGR, ...] = (
 )  # fmt: skip
 
 
-def random_hand(rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0) -> Hand:
-    """A hand reaching for a random square, held above the stacks there, skin and sleeve random."""
+def random_hand(
+    rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0, *, resting: float = 0.0
+) -> Hand:
+    """A hand reaching for a random square, held above the stacks there, skin and sleeve random.
+
+    With probability `resting` the hand rests by the board instead, fingertips short of the grid
+    on its own side: in the frame, but over no square."""
     size = scene.size
     tip = (float(rng.uniform(-0.3, size + 0.3)), float(rng.uniform(-0.3, size + 0.3)))
     side = str(rng.choice(SIDES, p=[0.45, 0.35, 0.1, 0.1]))
+    if rng.random() < resting:
+        out = float(rng.uniform(0.5, 1.2))  # pitches outside the grid edge
+        along = float(rng.uniform(0.5, size - 0.5))
+        tip = {"south": (along, -out), "north": (along, size + out),
+               "east": (size + out, along), "west": (-out, along)}[side]  # fmt: skip
     tallest = max((stack_top_height(st) for st in scene.stacks.values()), default=0.0)
     skin_a, skin_b = (SKIN_TONES[int(i)] for i in rng.integers(len(SKIN_TONES), size=2))
     t = rng.random()
@@ -196,7 +211,16 @@ def random_hand(rng: np.random.Generator, scene: Scene, pitch_mm: float = 50.0) 
         sleeve=sleeve,  # type: ignore[arg-type]
         spread=float(rng.random() ** 2),
         left=bool(rng.random() < 0.3),
+        holding=_random_held_piece(rng),
     )
+
+
+def _random_held_piece(rng: np.random.Generator) -> Piece | None:
+    """Four hands in ten carry a piece, mostly a flat."""
+    if rng.random() >= 0.4:
+        return None
+    colour = COLORS[int(rng.integers(2))]
+    return colour, str(rng.choice(KINDS, p=[0.8, 0.1, 0.1]))
 
 
 def side_direction(side: str, angle_deg: float) -> tuple[float, float]:
