@@ -19,11 +19,31 @@ MOTION_SCALE = 8  # motion is judged on a frame shrunk this much
 MOTION_LEVEL = 18  # grey levels a pixel must change by
 MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
 
-RING_OFFSETS = (0.12, 0.25, 0.38)  # pitches outside the grid
+RING_OFFSETS = (
+    0.12,
+    0.3,
+    0.5,
+    0.7,
+    0.9,
+    1.1,
+    1.3,
+)  # pitches outside the grid (wood, markers, table)
 RING_STEP = 0.05
-RING_GAIN = (0.3, 1.25)
-RING_CHANGED = 700.0  # squared BGR distance (after gain) that counts as changed
-RING_MIN_CHANGED = 6  # changed ring samples needed to call it a hand
+RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
+RING_GAIN = (0.5, 1.25)
+RING_CHANGED = 350  # squared BGR distance (after gain) that counts as changed
+RING_ARM_RUN = 1.2  # pitches of unbroken change along a ring row that only an arm makes
+RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
+
+
+def _longest_run(flags: np.ndarray) -> int:
+    """Longest run of True along axis 1 of [rows, along, sides]."""
+    best = 0
+    run = np.zeros((flags.shape[0], flags.shape[2]), dtype=np.int64)
+    for i in range(flags.shape[1]):
+        run = np.where(flags[:, i, :], run + 1, 0)
+        best = max(best, int(run.max()))
+    return best
 
 
 class MotionGate:
@@ -48,12 +68,16 @@ class HandGate:
     def __init__(self, pose: BoardPose) -> None:
         self.pose = pose
         n = pose.size
-        pts = []
+        pts, offs = [], []
         along = np.arange(-0.05, n + 0.05 + 1e-9, RING_STEP)
         for off in RING_OFFSETS:
             for a in along:
                 pts += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
+                offs += [off] * 4
         self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
+        # The row hugging the grid also catches pieces pushed over the line and their shadows;
+        # an arm crosses every row, so only the outer rows vote.
+        self.voting = np.array(offs) >= RING_VOTING_FROM
         img = cv2.perspectiveTransform(self.ring_pts[None], pose.H_img_from_board)[0]
         w, h = pose.image_size
         self.in_frame = (
@@ -100,14 +124,20 @@ class HandGate:
             q = np.array([-r[1], r[0]])
             rel = self.ring_pts - c
             u, w = rel @ r, rel @ q
-            explained |= (u >= t_from - 0.05) & (u <= t_to + 0.1) & (np.abs(w) <= 0.5)
+            explained |= (u >= t_from - 0.05) & (u <= t_to + 0.15) & (np.abs(w) <= 0.75)
         if lit:
             for name in lit:
                 file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1
                 c = np.array([file + 0.5, rank + 0.5])
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
-        unexplained = changed & ~explained
+        unexplained = changed & ~explained & self.voting
         count = int(unexplained.sum())
         if count >= RING_MIN_CHANGED:
             return True, f"hand or arm over the board edge ({count} ring samples changed)"
+        # An arm is wider than any stack leaning over the edge: a long unbroken run of change
+        # along the ring is a hand even where stacks could explain each piece of it.
+        grid = (changed & self.voting).reshape(len(RING_OFFSETS), -1, 4)  # [rows, along, side]
+        longest = _longest_run(grid) * RING_STEP
+        if longest >= RING_ARM_RUN:
+            return True, f"hand or arm over the board edge ({longest:.1f} pitches of the ring)"
         return False, ""

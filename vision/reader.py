@@ -25,11 +25,12 @@ from vision.reading import BoardReading, SquareReading
 from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares, measured_widths
 
 EMPTY_PX_PER_PITCH = 40  # resolution of the stored empty-board model
-EMPTY_MARGIN = 1.0
+EMPTY_MARGIN = 1.5
 EMPTY_LEARN_FRAMES = 3  # frames averaged into the empty model when it is learned from the camera
 DRIFT_RATE = 0.05  # how fast the empty model follows slow lighting changes
 COLOR_RATE = 0.1
 COLOR_MIN_SAMPLES = 3
+RING_EXTRA_TOP = 0.3  # pitches: the hand gate takes every stack as this much taller
 MASK_UP_TO = -0.1  # strip samples beyond this (pitches from the centre) are never masked
 REFIT_MIN_HIDDEN = 3  # strip samples newly hidden by nearer stacks before a square is refitted
 PIECE_SET_SQUARES = 12  # occupied squares seen before the piece shapes are settled
@@ -308,7 +309,7 @@ class BoardReader:
             hand, hand_reason = False, ""
         else:
             ring = self.hands.sample(frame)
-            hand, hand_reason = self.hands.check(ring, fits["claims"], lit)
+            hand, hand_reason = self.hands.check(ring, _claims(model, fits, RING_EXTRA_TOP), lit)
         occluded = hand or marker_covered
         t = lap("gate", t)
 
@@ -483,20 +484,24 @@ def _decide(model: SquareModel, fit: dict[str, np.ndarray]) -> dict[str, np.ndar
     return out
 
 
-def _top_extent(model: SquareModel, s: int, h_i: int) -> float:
-    hyp = HYPOTHESES[h_i]
-    return float((model.rho[s] + 0.5) * model._k(hyp.top_z) - model.rho[s])
+def _top_extent(model: SquareModel, s: int, h_i: int, extra: float = 0.0) -> float:
+    z = HYPOTHESES[h_i].top_z + extra
+    return float((model.rho[s] + 0.5) * model._k(z) - model.rho[s])
 
 
-def _claims(model: SquareModel, decided: dict[str, np.ndarray]) -> list[tuple[int, float, float]]:
-    """Per occupied square: (index, t_from, t_to) of the board-plane band it covers in the image."""
+def _claims(
+    model: SquareModel, decided: dict[str, np.ndarray], extra: float = 0.0
+) -> list[tuple[int, float, float]]:
+    """Per occupied square: (index, t_from, t_to) of the board-plane band it covers in the image.
+
+    `extra`: treat every stack as this much taller (the hand gate must not take a stack that was
+    read a layer or two too low for an arm)."""
     out = []
     for s in range(len(model.names)):
         if decided["empty"][s]:
             continue
-        out.append(
-            (s, float(decided["base_t"][s]), _top_extent(model, s, int(decided["h_best"][s])))
-        )
+        h_i = int(decided["h_best"][s])
+        out.append((s, float(decided["base_t"][s]), _top_extent(model, s, h_i, extra)))
     return out
 
 
