@@ -21,6 +21,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from controller.engine.board import Board
 from controller.engine.bots import greedy_ply, random_ply
@@ -43,20 +44,35 @@ def engine_player(limit: Limit) -> tuple[Player, Searcher]:
 
 def play_game(
     size: int, komi: int, opening: list[tuple], white: Player, black: Player, max_plies: int
-) -> tuple[int | None, str, int]:
-    """(winner 0/1/None, reason, plies) of one game from a given opening."""
+) -> tuple[int | None, str, list[str]]:
+    """(winner 0/1/None, reason, plies in PTN) of one game from a given opening."""
     board = Board(size, komi=komi)
+    played: list[str] = []
     for ply in opening:
+        played.append(board.ptn(ply))
         board.make(ply)
     while True:
         end = board.game_end()
         if end is not None:
-            return end.winner, end.reason, board.ply_count
+            return end.winner, end.reason, played
         if board.ply_count >= max_plies:
             end = board.flat_result()
-            return end.winner, "adjudicated", board.ply_count
+            return end.winner, "adjudicated", played
         mover = white if board.to_move == 0 else black
-        board.make(mover(board))
+        ply = mover(board)
+        played.append(board.ptn(ply))
+        board.make(ply)
+
+
+def save_game(path: Path, size: int, komi: int, plies: list[str], white: str, black: str) -> None:
+    """Write a game as PTN through the rules engine's own writer (for looking at losses)."""
+    from controller.tak import Position, ptn
+
+    position = Position(size, komi=komi)
+    for text in plies:
+        position.play(text)
+    game = ptn.Game.from_position(position, tags={"Player1": white, "Player2": black})
+    path.write_text(ptn.write_game(game), encoding="utf-8")
 
 
 def random_opening(size: int, komi: int, plies: int, rng: random.Random) -> list[tuple]:
@@ -111,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    parser.add_argument("--save-losses", metavar="DIR", type=Path, help="write lost games as PTN")
     args = parser.parse_args(argv)
     komi = round(args.komi * 2)
     rng = random.Random(args.seed)
@@ -141,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         if opp_search is not None:
             opp_search.new_game()
         white, black = (engine, opponent) if engine_colour == 0 else (opponent, engine)
-        winner, reason, _ = play_game(args.size, komi, opening, white, black, args.max_plies)
+        winner, reason, plies = play_game(args.size, komi, opening, white, black, args.max_plies)
         if winner is None:
             draws += 1
             scores.append(0.5)
@@ -151,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             losses += 1
             scores.append(0.0)
+            if args.save_losses:
+                args.save_losses.mkdir(parents=True, exist_ok=True)
+                names = ["engine", args.opponent][:: 1 if engine_colour == 0 else -1]
+                save_game(args.save_losses / f"loss-{game + 1}.ptn", args.size, komi, plies, *names)
         reasons[reason] = reasons.get(reason, 0) + 1
         progress(game + 1, games, wins, draws, losses, started)
     sys.stderr.write("\n")
