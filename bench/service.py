@@ -7,8 +7,8 @@ The service runs in this process exactly as `takboard serve --sim` builds it: th
 filming the virtual table, the real vision reader and tracker, the SQLite journal, the real LED
 firmware under emulation (simavr, or its host build) and the WebSocket. A driver plays a seeded
 legal game on the table through the HTTP API (hand in, pieces moved, hand out), as the page does.
-A ply the camera misreads (illegal board, no commit within 3 s) is typed in by hand, as a player
-would, and is counted but not timed.
+A ply the camera misreads (illegal board and no commit within 3 s, or recorded as another ply) is
+taken back and typed in by hand, as a player would, and is counted but not timed.
 
 Figures:
   latency p50 / p95   first still frame after the hand left -> the next LED frame acked by the
@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         peak = sampler.stop()
 
     corrected = [t for t in result.plies if t.corrected]
+    wrong = [t for t in result.plies if t.recorded_as is not None and t.recorded_as != t.ptn]
     clean = [t.latency for t in result.plies if t.latency is not None and not t.confirmed]
     asked = [t.latency for t in result.plies if t.latency is not None and t.confirmed]
     recorded_ok = result.recorded == plies[: len(result.recorded)]
@@ -148,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         "recorded_equals_script": recorded_ok and len(result.recorded) == len(plies),
         "plies_asked": len(asked),
         "plies_misread_typed_in": len(corrected),
+        "plies_recorded_wrong_first": [(t.number, t.ptn, t.recorded_as) for t in wrong],
         "problems": result.problems[:5],
         "latency_s": {"p50": percentile(clean, 0.5), "p95": percentile(clean, 0.95),
                       "max": max(clean) if clean else float("nan"), "n": len(clean)},
@@ -167,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     if corrected:
         print(f"  misread, typed in by hand {len(corrected)} (plies "
               f"{', '.join(str(t.number) for t in corrected[:12])}); not timed")
+    if wrong:
+        print(f"  recorded as another ply  {len(wrong)}: "
+              + ", ".join(f"{t.ptn}->{t.recorded_as}" for t in wrong[:6]))
     print(f"  latency p50 / p95 / max  {lat['p50']:.2f} / {lat['p95']:.2f} / {lat['max']:.2f} s"
           f"   (n={lat['n']}; target p95 < 1.2 s)")
     if asked:

@@ -37,10 +37,11 @@ class PlyTiming:
     ack_at: float | None = None
     confirmed: bool = False  # answered an ambiguity
     corrected: bool = False  # misread: typed in by hand to carry on (only with correct=True)
+    recorded_as: str | None = None  # what the board recorded for this ply
 
     @property
     def latency(self) -> float | None:
-        if None in (self.still_frame_at, self.event_at, self.ack_at):
+        if self.corrected or None in (self.still_frame_at, self.event_at, self.ack_at):
             return None
         return max(self.event_at, self.ack_at) - self.still_frame_at
 
@@ -119,6 +120,11 @@ class SoakDriver:
         result = SoakResult()
         for index, ptn in enumerate(plies, start=1):
             timing = self._play_one(index, ptn, ply_timeout, result, grace if correct else None)
+            wrong = timing.recorded_as is not None and timing.recorded_as != ptn
+            if wrong and correct:
+                # recorded as another ply: the player takes it back and types the right one
+                self.http.post("/api/game/takeback", json={"plies": 1}).raise_for_status()
+                timing.event_at = None
             if timing.event_at is None and correct:
                 r = self.http.post("/api/game/plies", json={"ptn": ptn})
                 if r.status_code == 201:
@@ -163,6 +169,7 @@ class SoakDriver:
             kind, data = event["type"], event.get("data", {})
             if kind == "ply_committed" and data.get("number") == number:
                 timing.event_at = at
+                timing.recorded_as = data.get("ptn")
                 break
             if kind == "ambiguity":
                 candidates = data["candidates"]
