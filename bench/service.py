@@ -1,6 +1,6 @@
 """Benchmark: the whole board service on the simulated board, ply by ply.
 
-    python bench/service.py                    # a 5x5 game of 30 scripted plies at 5 fps
+    python bench/service.py                    # three 5x5 games of 30 scripted plies at 5 fps
     takboard bench service --plies 60 --json out.json
 
 The service runs in this process exactly as `takboard serve --sim` builds it: the simulated camera
@@ -100,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=5)
     parser.add_argument("--plies", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="first game's seed")
+    parser.add_argument("--games", type=int, default=3,
+                        help="games in a row (seeds seed, seed+1, ...)")
     parser.add_argument("--fps", type=float, default=5.0)
     parser.add_argument("--idle", type=float, default=6.0,
                         help="seconds of idle-board CPU sampling")
@@ -128,29 +130,38 @@ def main(argv: list[str] | None = None) -> int:
         camera = board.camera
         frames0 = camera.frames_read
         c0, w0 = time.process_time(), time.monotonic()
-        plies = [p.ptn() for p in random_game(args.size, args.plies, random.Random(args.seed))]
-        result = driver.play(plies, progress=progress_line, correct=True)
+        results, scripts = [], []
+        for game in range(args.games):
+            if game:
+                driver.new_game(args.size)
+            plies = [p.ptn() for p in random_game(args.size, args.plies,
+                                                  random.Random(args.seed + game))]
+            scripts.append(plies)
+            results.append(driver.play(plies, progress=progress_line, correct=True))
+            sys.stderr.write("\n")
         game_cpu = (time.process_time() - c0) / (time.monotonic() - w0)
         game_fps = (camera.frames_read - frames0) / (time.monotonic() - w0)
-        sys.stderr.write("\n")
     finally:
         driver.close()
         server.stop()
         peak = sampler.stop()
 
-    corrected = [t for t in result.plies if t.corrected]
-    wrong = [t for t in result.plies if t.recorded_as is not None and t.recorded_as != t.ptn]
-    clean = [t.latency for t in result.plies if t.latency is not None and not t.confirmed]
-    asked = [t.latency for t in result.plies if t.latency is not None and t.confirmed]
-    recorded_ok = result.recorded == plies[: len(result.recorded)]
+    timings = [t for result in results for t in result.plies]
+    corrected = [t for t in timings if t.corrected]
+    wrong = [t for t in timings if t.recorded_as is not None and t.recorded_as != t.ptn]
+    clean = [t.latency for t in timings if t.latency is not None and not t.confirmed]
+    asked = [t.latency for t in timings if t.latency is not None and t.confirmed]
+    recorded = sum(len(r.recorded) for r in results)
+    all_equal = all(r.recorded == p for r, p in zip(results, scripts, strict=True))
     figures = {
-        "plies_scripted": len(plies),
-        "plies_recorded": len(result.recorded),
-        "recorded_equals_script": recorded_ok and len(result.recorded) == len(plies),
+        "games": args.games,
+        "plies_scripted": sum(len(p) for p in scripts),
+        "plies_recorded": recorded,
+        "recorded_equals_script": all_equal,
         "plies_asked": len(asked),
         "plies_misread_typed_in": len(corrected),
         "plies_recorded_wrong_first": [(t.number, t.ptn, t.recorded_as) for t in wrong],
-        "problems": result.problems[:5],
+        "problems": [p for r in results for p in r.problems][:5],
         "latency_s": {"p50": percentile(clean, 0.5), "p95": percentile(clean, 0.95),
                       "max": max(clean) if clean else float("nan"), "n": len(clean)},
         "latency_asked_s": {"p50": percentile(asked, 0.5), "n": len(asked)},
@@ -161,9 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         "vision_read_ms_p50": board.health.vision.as_dict()["latency_ms_p50"],
     }
     lat = figures["latency_s"]
-    print(f"service benchmark, --sim, {args.size}x{args.size}, seed {args.seed}, "
+    print(f"service benchmark, --sim, {args.games} games {args.size}x{args.size} of {args.plies} "
+          f"plies, seeds {args.seed}..{args.seed + args.games - 1}, "
           f"camera {args.fps:g} fps (machine shared: CPU is process time)")
-    print(f"  plies recorded           {len(result.recorded)}/{len(plies)}"
+    print(f"  plies recorded           {recorded}/{figures['plies_scripted']}"
           f"{'  = script' if figures['recorded_equals_script'] else ''}"
           f"  ({len(asked)} asked and confirmed, {len(corrected)} typed in)")
     if corrected:
