@@ -38,12 +38,20 @@ class PlyTiming:
     confirmed: bool = False  # answered an ambiguity
     corrected: bool = False  # misread: typed in by hand to carry on (only with correct=True)
     recorded_as: str | None = None  # what the board recorded for this ply
+    decided_at: float | None = None  # the tracker's decision on the frame that committed it
 
     @property
     def latency(self) -> float | None:
         if self.corrected or None in (self.still_frame_at, self.event_at, self.ack_at):
             return None
         return max(self.event_at, self.ack_at) - self.still_frame_at
+
+    @property
+    def service_part(self) -> float | None:
+        """Tracker decision -> LED ack and WebSocket event: what the service itself adds."""
+        if self.latency is None or self.decided_at is None:
+            return None
+        return max(self.event_at, self.ack_at) - self.decided_at
 
 
 @dataclass
@@ -63,6 +71,7 @@ class SoakDriver:
         self.events: queue.Queue = queue.Queue()
         self._frames: list[tuple[int | None, float]] = []
         self._acks: list[tuple[int, float]] = []
+        self._decisions: list[float] = []
         self._lock = threading.Lock()
         camera, leds = board.camera, board.leds
         camera.observers.append(self._on_camera)
@@ -77,6 +86,9 @@ class SoakDriver:
 
     # --- observers (called on the service's loop) ----------------------------------------------
     def _on_camera(self, name: str, at: float, detail: Any) -> None:
+        if name == "decisions" and any(type(d).__name__ == "Commit" for d in detail):
+            with self._lock:
+                self._decisions.append(at)
         if name == "frame":
             source = self.board.camera.source
             still = not getattr(source, "last_hand", True)
@@ -187,7 +199,10 @@ class SoakDriver:
         # the first still frame that showed the table after the hand left
         with self._lock:
             frames = [at for v, at in self._frames if v is not None and v >= version]
+            decided = [at for at in self._decisions
+                       if timing.event_at is not None and at <= timing.event_at]
         timing.still_frame_at = frames[0] if frames else None
+        timing.decided_at = decided[-1] if decided else None
         if timing.event_at is not None and self.board.leds is not None:
             ack_deadline = time.monotonic() + 5
             while time.monotonic() < ack_deadline:
