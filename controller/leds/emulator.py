@@ -6,7 +6,7 @@ keeps one name across restarts (like a udev symlink for a re-plugged board), and
 bridge reports on stdout: every LED frame latched on the data pin (the decoded GRB bytes and their
 timing in simulated cycles), every 0x00 the AVR's UART received, every reset.
 
-    with EmulatedBoard(baud=250000) as board:
+    with EmulatedBoard(baud=500000) as board:
         link = LedLink(board.port, ...)
         latch = board.wait_for_leds(lambda latch: latch.rgb(0) == (0, 0, 255), timeout=5)
         board.kill(); board.start()          # the cable pulled and plugged back
@@ -107,7 +107,7 @@ def parse_leds_line(line: str, seen_at: float = 0.0) -> LedLatch:
     )
 
 
-def build(kind: str = "sim", baud: int = 250000) -> list[Path]:
+def build(kind: str = "sim", baud: int = 500000) -> list[Path]:
     """Build what `kind` needs with make; returns [binary] (host) or [bridge, elf] (sim)."""
     if kind == "host":
         targets, outputs = ["host"], [HOST_BINARY]
@@ -141,7 +141,7 @@ class EmulatedBoard:
     def __init__(
         self,
         *,
-        baud: int = 250000,
+        baud: int = 500000,
         kind: str = "auto",
         workdir: str | Path | None = None,
         build_first: bool = True,

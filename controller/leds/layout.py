@@ -7,7 +7,7 @@ The file format is the firmware engineer's, documented in hardware/README.md:
              start_corner = "bottom-left" | "bottom-right" | "top-left" | "top-right",
              axis = "ranks" | "files"
     [power]  budget_ma = 1500
-    [link]   baud = 250000, watchdog_ms = 5000, brightness = 255
+    [link]   baud = 500000, watchdog_ms = 5000, brightness = 255
 
 "bottom" is rank 1 (player 1's side), "left" is file a. A missing key takes its default; an unknown
 key or an out-of-range value is an error naming the key and the file.
@@ -47,7 +47,7 @@ class LedConfig:
     start_corner: str = "bottom-left"
     axis: str = "ranks"
     budget_ma: int = 1500
-    baud: int = 250000
+    baud: int = 500000
     watchdog_ms: int = 5000
     brightness: int = 255
 

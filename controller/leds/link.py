@@ -62,7 +62,7 @@ from controller.leds.reconnect import Backoff, LinkState, ReconnectLog
 
 log = logging.getLogger("controller.leds.link")
 
-DEFAULT_BAUD = 250000
+DEFAULT_BAUD = 500000
 
 
 class LinkError(Exception):

@@ -18,7 +18,7 @@
 AVR_MCU(F_CPU, "atmega328p");
 
 #ifndef BAUD
-#define BAUD 250000UL
+#define BAUD 500000UL
 #endif
 
 /* ---- reset cause, read before anything can clear it ---- */

@@ -31,14 +31,14 @@ BAD_CRC, BAD_COBS, TOO_LONG, BAD_LENGTH, UNKNOWN_TYPE, BAD_VALUE, BUSY = range(1
 OFF, SOLID, BLINK, PULSE = range(4)
 
 
-def elf_path(baud: int = 250000) -> Path:
+def elf_path(baud: int = 500000) -> Path:
     return BUILD / f"avr-{baud}" / "takboard.elf"
 
 
 _built: set[tuple[str, int]] = set()
 
 
-def build_once(*targets: str, baud: int = 250000) -> None:
+def build_once(*targets: str, baud: int = 500000) -> None:
     """make, once per test session for the same targets (make itself is incremental anyway)."""
     key = (" ".join(targets), baud)
     if key not in _built:
@@ -48,7 +48,7 @@ def build_once(*targets: str, baud: int = 250000) -> None:
         _built.add(key)
 
 
-def make(*targets: str, baud: int = 250000) -> None:
+def make(*targets: str, baud: int = 500000) -> None:
     """Builds firmware targets; raises with make's output on failure."""
     result = subprocess.run(
         ["make", "-s", "-C", str(FIRMWARE), *targets, f"BAUD={baud}"],

@@ -10,7 +10,7 @@ from controller.leds.emulator import EmulatedBoard, build
 
 @pytest.fixture(scope="session")
 def firmware_built():
-    build(KIND, 250000)
+    build(KIND, 500000)
     return KIND
 
 
