@@ -189,7 +189,22 @@ def test_illegal_move_is_reported_then_corrected_move_is_committed():
     truth.play(Ply.from_ptn("c3"))
     session.hand(0.6)
     decisions = session.board(truth, 1.0)
-    assert decisions[0] == Resynced() and commits(decisions) == ["c3"]
+    # right after an illegal board a ply may have been missed: the corrected ply is confirmed,
+    # never committed quietly
+    assert decisions[0] == Resynced() and isinstance(decisions[1], Ask)
+    assert decisions[1].candidates[0].ply.ptn() == "c3" and "did not match" in decisions[1].reason
+    assert commits(session.tracker.accept(decisions[1].candidates[0].ply)) == ["c3"]
+
+
+def test_board_corrected_back_to_the_game_after_an_illegal_move_just_resyncs():
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    session.play(truth, "a1")
+    session.hand(0.6)
+    assert session.board(dict(truth.stacks()) | {"b2": ((BLACK, FLAT),)}, 1.0) == [Illegal(("b2",))]
+    session.hand(0.6)
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "e5")) == ["e5"]
 
 
 @pytest.mark.parametrize("back", [1, 3])
