@@ -102,8 +102,14 @@ def test_a_scripted_game_is_recorded_ply_by_ply():
     plies = ["a1", "e5", "c3", "c2", "b3", "Cd3", "c3<", "d3<", "2b3-11", "Sd2"]
     truth, session = Position(5), Session(Position(5))
     session.board(truth, 2.0)
+    asked = []
     for ptn in plies:
-        session.play(truth, ptn)
+        for decision in session.play(truth, ptn):
+            if isinstance(decision, Ask):  # a wall or a capstone: the reader's call is doubted
+                asked.append(decision.candidates[0].ply.ptn())
+                session.log.extend((session.t, d) for d in session.tracker.accept(
+                    decision.candidates[0].ply))  # fmt: skip
+    assert asked == ["Cd3"]  # Sd2 is clear: black has no capstone left by then
     recorded = commits(d for _, d in session.log)
     assert recorded == [Ply.from_ptn(p).ptn() for p in plies]
     assert session.tracker.position.tps() == truth.tps()
