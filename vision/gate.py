@@ -19,11 +19,32 @@ MOTION_SCALE = 8  # motion is judged on a frame shrunk this much
 MOTION_LEVEL = 18  # grey levels a pixel must change by
 MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
 
-RING_OFFSETS = (0.12, 0.25, 0.38)  # pitches outside the grid
+RING_OFFSETS = (
+    0.12,
+    0.3,
+    0.5,
+    0.7,
+    0.9,
+    1.1,
+    1.3,
+)  # pitches outside the grid (wood, markers, table)
 RING_STEP = 0.05
-RING_GAIN = (0.3, 1.25)
-RING_CHANGED = 700.0  # squared BGR distance (after gain) that counts as changed
-RING_MIN_CHANGED = 6  # changed ring samples needed to call it a hand
+RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
+RING_GAIN = (0.5, 1.25)
+RING_CHANGED = 350  # squared BGR distance (after gain) that counts as changed
+RING_ARM_RUN = 1.2  # pitches of unbroken change along a ring row that only an arm makes
+RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
+
+
+def _longest_run(flags: np.ndarray) -> int:
+    """Longest run of True along axis 1 of [rows, along, sides]."""
+    seqs = np.moveaxis(flags, 1, 2).reshape(-1, flags.shape[1])  # [rows * sides, along]
+    padded = np.zeros((seqs.shape[0], seqs.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = seqs
+    edges = np.diff(padded, axis=1)
+    starts = np.nonzero(edges.ravel() == 1)[0]
+    ends = np.nonzero(edges.ravel() == -1)[0]
+    return int((ends - starts).max()) if len(starts) else 0
 
 
 class MotionGate:
@@ -48,12 +69,16 @@ class HandGate:
     def __init__(self, pose: BoardPose) -> None:
         self.pose = pose
         n = pose.size
-        pts = []
+        pts, offs = [], []
         along = np.arange(-0.05, n + 0.05 + 1e-9, RING_STEP)
         for off in RING_OFFSETS:
             for a in along:
                 pts += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
+                offs += [off] * 4
         self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
+        # The row hugging the grid also catches pieces pushed over the line and their shadows;
+        # an arm crosses every row, so only the outer rows vote.
+        self.voting = np.array(offs) >= RING_VOTING_FROM
         img = cv2.perspectiveTransform(self.ring_pts[None], pose.H_img_from_board)[0]
         w, h = pose.image_size
         self.in_frame = (
@@ -91,23 +116,33 @@ class HandGate:
             return False, ""
         explained = np.zeros(len(ring), dtype=bool)
         n = self.pose.size
-        for s, t_from, t_to in claims:
-            file, rank = s % n, s // n
-            c = np.array([file + 0.5, rank + 0.5])
-            cam = self.pose.camera_in_board[:2]
-            d = c - cam
-            r = d / max(float(np.linalg.norm(d)), 1e-6)
-            q = np.array([-r[1], r[0]])
-            rel = self.ring_pts - c
-            u, w = rel @ r, rel @ q
-            explained |= (u >= t_from - 0.05) & (u <= t_to + 0.1) & (np.abs(w) <= 0.5)
+        if claims:
+            idx = np.array([cl[0] for cl in claims])
+            t_from = np.array([cl[1] for cl in claims])[:, None]
+            t_to = np.array([cl[2] for cl in claims])[:, None]
+            centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
+            d = centres - self.pose.camera_in_board[:2]
+            r = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
+            cand = self.voting & changed
+            pts = self.ring_pts[cand]
+            rel = pts[None, :, :] - centres[:, None, :]  # [C, R', 2]
+            u = rel[..., 0] * r[:, None, 0] + rel[..., 1] * r[:, None, 1]
+            w = rel[..., 1] * r[:, None, 0] - rel[..., 0] * r[:, None, 1]
+            inside = (u >= t_from - 0.05) & (u <= t_to + 0.15) & (np.abs(w) <= 0.75)
+            explained[np.nonzero(cand)[0]] = inside.any(axis=0)
         if lit:
             for name in lit:
                 file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1
                 c = np.array([file + 0.5, rank + 0.5])
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
-        unexplained = changed & ~explained
+        unexplained = changed & ~explained & self.voting
         count = int(unexplained.sum())
         if count >= RING_MIN_CHANGED:
             return True, f"hand or arm over the board edge ({count} ring samples changed)"
+        # An arm is wider than any stack leaning over the edge: a long unbroken run of change
+        # along the ring is a hand even where stacks could explain each piece of it.
+        grid = (changed & self.voting).reshape(len(RING_OFFSETS), -1, 4)  # [rows, along, side]
+        longest = _longest_run(grid) * RING_STEP
+        if longest >= RING_ARM_RUN:
+            return True, f"hand or arm over the board edge ({longest:.1f} pitches of the ring)"
         return False, ""
