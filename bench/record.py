@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     for i, result in enumerate(games):
         seed = seeds[i]
         results.append(result)
+        if args.json:  # after every game, so a long run interrupted still leaves its figures
+            write_json(args.json, results)
         if not args.quiet:
             done = i + 1
             bar = "#" * int(30 * done / args.games) + "." * (30 - int(30 * done / args.games))
@@ -255,10 +257,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  CPU per frame: render {summary['render_ms_per_frame_cpu']} ms, read+track "
           f"{summary['record_ms_per_frame_cpu']} ms (process time; machine shared)")  # fmt: skip
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(
-            {"summary": summary, "games": [asdict(r) for r in results]}, indent=2))  # fmt: skip
+        write_json(args.json, results, summary)
     return 0
+
+
+def write_json(path: Path, results: list[GameResult], summary: dict | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    games = [{**asdict(r), "perfect": r.perfect} for r in results]
+    path.write_text(json.dumps({"summary": summary, "games": games}, indent=2))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,10 @@ GREEN, RED, YELLOW, WHITE, BLACK = (
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, BLACK, 3, cv2.LINE_AA)
+    """Text on a dark box, readable on any board."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+    x, y = org
+    cv2.rectangle(img, (x - 2, y - h - 2), (x + w + 2, y + base), BLACK, -1)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
 
 
@@ -77,8 +80,11 @@ def annotate_frame(frame: np.ndarray, reading: BoardReading, reader: BoardReader
                 anchor = pose.project(np.array([[*c, 0.0]]))[0]
             colour = GREEN if sq.confidence >= 0.8 else (YELLOW if sq.confidence >= 0.6 else RED)
             x, y = int(anchor[0]) - 14, int(anchor[1]) - 4
-            _text(img, sq.label(), (x, y), 0.45, colour)
-            _text(img, f"{sq.confidence:.2f}", (x, y + 14), 0.35, colour)
+            if sq.empty:
+                _text(img, f"{sq.confidence:.2f}", (x, y + 8), 0.3, colour)
+            else:
+                _text(img, sq.label(), (x, y), 0.45, colour)
+                _text(img, f"{sq.confidence:.2f}", (x, y + 14), 0.35, colour)
     _banner(img, reading)
     return img
 

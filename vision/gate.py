@@ -38,12 +38,13 @@ RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
 
 def _longest_run(flags: np.ndarray) -> int:
     """Longest run of True along axis 1 of [rows, along, sides]."""
-    best = 0
-    run = np.zeros((flags.shape[0], flags.shape[2]), dtype=np.int64)
-    for i in range(flags.shape[1]):
-        run = np.where(flags[:, i, :], run + 1, 0)
-        best = max(best, int(run.max()))
-    return best
+    seqs = np.moveaxis(flags, 1, 2).reshape(-1, flags.shape[1])  # [rows * sides, along]
+    padded = np.zeros((seqs.shape[0], seqs.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = seqs
+    edges = np.diff(padded, axis=1)
+    starts = np.nonzero(edges.ravel() == 1)[0]
+    ends = np.nonzero(edges.ravel() == -1)[0]
+    return int((ends - starts).max()) if len(starts) else 0
 
 
 class MotionGate:
@@ -115,16 +116,20 @@ class HandGate:
             return False, ""
         explained = np.zeros(len(ring), dtype=bool)
         n = self.pose.size
-        for s, t_from, t_to in claims:
-            file, rank = s % n, s // n
-            c = np.array([file + 0.5, rank + 0.5])
-            cam = self.pose.camera_in_board[:2]
-            d = c - cam
-            r = d / max(float(np.linalg.norm(d)), 1e-6)
-            q = np.array([-r[1], r[0]])
-            rel = self.ring_pts - c
-            u, w = rel @ r, rel @ q
-            explained |= (u >= t_from - 0.05) & (u <= t_to + 0.15) & (np.abs(w) <= 0.75)
+        if claims:
+            idx = np.array([cl[0] for cl in claims])
+            t_from = np.array([cl[1] for cl in claims])[:, None]
+            t_to = np.array([cl[2] for cl in claims])[:, None]
+            centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
+            d = centres - self.pose.camera_in_board[:2]
+            r = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
+            cand = self.voting & changed
+            pts = self.ring_pts[cand]
+            rel = pts[None, :, :] - centres[:, None, :]  # [C, R', 2]
+            u = rel[..., 0] * r[:, None, 0] + rel[..., 1] * r[:, None, 1]
+            w = rel[..., 1] * r[:, None, 0] - rel[..., 0] * r[:, None, 1]
+            inside = (u >= t_from - 0.05) & (u <= t_to + 0.15) & (np.abs(w) <= 0.75)
+            explained[np.nonzero(cand)[0]] = inside.any(axis=0)
         if lit:
             for name in lit:
                 file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1

@@ -31,8 +31,6 @@ DRIFT_RATE = 0.05  # how fast the empty model follows slow lighting changes
 COLOR_RATE = 0.1
 COLOR_MIN_SAMPLES = 3
 RING_EXTRA_TOP = 0.3  # pitches: the hand gate takes every stack as this much taller
-MASK_UP_TO = -0.1  # strip samples beyond this (pitches from the centre) are never masked
-REFIT_MIN_HIDDEN = 3  # strip samples newly hidden by nearer stacks before a square is refitted
 PIECE_SET_SQUARES = 12  # occupied squares seen before the piece shapes are settled
 
 
@@ -67,10 +65,17 @@ class ColorModel:
         order = np.sort(log_l)
         threshold = None
         if len(order) >= 2:
-            gaps = np.diff(order)
-            i = int(np.argmax(gaps))
-            if gaps[i] > np.log(1.6):
-                threshold = float((order[i] + order[i + 1]) / 2)
+            # two groups (Otsu on log brightness): the split with the largest between-group
+            # variance, if the groups are clearly apart
+            best, best_score = None, -1.0
+            for i in range(1, len(order)):
+                lo, hi = order[:i], order[i:]
+                score = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
+                if score > best_score:
+                    best, best_score = i, score
+            assert best is not None
+            if order[best:].mean() - order[:best].mean() > np.log(2.0):
+                threshold = float((order[best - 1] + order[best]) / 2)
         if threshold is None:
             threshold = float(np.log(max(black + 0.45 * (white - black), 1.0)))
         labels = ["light" if v > threshold else "dark" for v in log_l]
@@ -129,6 +134,7 @@ class BoardReader:
         self._frame: np.ndarray | None = None  # the frame being read (for the cross lines)
         self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
         self._cross_cache: tuple[object, np.ndarray] = (None, np.zeros(0))
+        self._lit: dict[str, tuple[int, int, int]] = {}
 
     # -- empty board model -------------------------------------------------------------------------
     def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,6 +299,7 @@ class BoardReader:
         else:
             empty = self.empty_profile
             self._empty_rect_now = self.empty_rect
+        self._lit = dict(lit or {})
         fits = self._fit_with_piece_set(profile, empty)
         model = self.model
         self.last_fits = fits
@@ -413,7 +420,7 @@ class BoardReader:
             return None
         cross = model.sample_cross(self._frame)
         empty_cross = self._cross_from_rect(model, self._empty_rect_now)
-        return measured_widths(cross, empty_cross, model.dt)
+        return measured_widths(cross, empty_cross, model.cross_du)
 
     def _cross_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
         key = (id(model), id(rect))
@@ -428,23 +435,19 @@ class BoardReader:
     def _fit_all(
         self, model: SquareModel, profile: np.ndarray, empty: np.ndarray
     ) -> dict[str, np.ndarray]:
-        """Two passes: all unmasked, then again for squares partly hidden by nearer stacks."""
+        """Fit every square and decide; claims (what each stack covers) for the hand gate."""
+        # One pass. Masking what nearer stacks hide and refitting was tried and read worse on
+        # the benchmark (a misread tall neighbour hides a square's own evidence), so the fit
+        # models the whole strip instead.
         S = len(model.names)
         valid = np.ones((S, model.T), dtype=bool)
         widths = self._widths(model)
-        first = fit_squares(model, profile, empty, valid, np.arange(S), widths)
+        glow = model.glow_directions(self._lit) if self._lit else None
+        first = fit_squares(model, profile, empty, valid, np.arange(S), widths, glow)
         decided = _decide(model, first)
-        valid2 = _visibility(model, decided)
-        redo = np.nonzero((valid2 != valid).sum(axis=1) >= REFIT_MIN_HIDDEN)[0]
-        if len(redo):
-            second = fit_squares(model, profile, empty, valid2, redo, widths)
-            again = _decide(model, second)
-            for key, arr in again.items():
-                if key in decided and isinstance(arr, np.ndarray) and arr.shape[:1] == (len(redo),):
-                    decided[key][redo] = arr
         decided["cost"] = np.minimum(decided["best_cost"], decided["empty_cost"])
         decided["claims"] = _claims(model, decided)
-        decided["board_mask"] = _board_mask(model, decided, valid2)
+        decided["board_mask"] = _board_mask(model, decided, valid)
         return decided
 
 
@@ -503,25 +506,6 @@ def _claims(
         h_i = int(decided["h_best"][s])
         out.append((s, float(decided["base_t"][s]), _top_extent(model, s, h_i, extra)))
     return out
-
-
-def _visibility(model: SquareModel, decided: dict[str, np.ndarray]) -> np.ndarray:
-    """[S, T] bool: False where a nearer decided stack hides the strip sample."""
-    valid = np.ones((len(model.names), model.T), dtype=bool)
-    mid = model.board_pts[:, :, model.board_pts.shape[2] // 2, :]  # [S, T, 2]
-    for s, t_from, t_to in _claims(model, decided):
-        behind = model.shadowed_by[s]  # squares farther from the camera within reach
-        if len(behind) == 0:
-            continue
-        r = model.radial[s]
-        rel = mid[behind] - model.centres[s]  # [B, T, 2]
-        u = rel @ r
-        w = rel[..., 1] * r[0] - rel[..., 0] * r[1]
-        # Only the front part of a strip is masked: a nearer stack that seems to reach further is
-        # more likely misread than really hiding this square's own top.
-        front = model.t[None, :] < MASK_UP_TO
-        valid[behind] &= ~((u >= t_from) & (u <= t_to) & (np.abs(w) <= 0.4) & front)
-    return valid
 
 
 def _board_mask(

@@ -57,10 +57,16 @@ BOARD_CLAIM_WEIGHT = 1.0  # per sample a stack claims that looks like bare board
 BASE_CAP = 150.0  # board cost above which a sample counts as "not board" when finding the base
 SHIFT_PENALTY = 1500.0  # cost of the top piece sitting 0.1 pitch off the bottom one
 EDGE_SAMPLES = 2  # samples either side of a boundary left out of the fit
-CROSS_T = (-0.1, 1.1, 0.1)  # cross lines at these t (from, to, step), pitches
+CROSS_T = (-0.1, 1.1, 0.15)  # cross lines at these t (from, to, step), pitches
 CROSS_HALF = 0.5  # cross lines reach this far either side, pitches
 WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at no cost, pitches
 WIDTH_WEIGHT = 400000.0  # cost per squared pitch of width beyond the tolerance
+SATURATED = 245.0  # a channel this bright may be clipped
+GLOW_REACH = 0.85  # pitches from a lit square's centre where its LED can tint the wood
+SHADOW_GAIN_FLOOR = 0.3  # how dark a shadow may make the wood where its grain still shows
+GRAIN_WINDOW = 4  # samples either side for the grain match
+GRAIN_MIN_VAR = 6.0  # brightness variance of the empty board below which grain cannot be told
+GRAIN_MATCH = 0.6  # correlation that counts as "the same grain"
 EDGE_COST = 60.0  # flat cost of a left-out sample (about the noise of a good fit)
 
 
@@ -198,13 +204,6 @@ class SquareModel:
         self.radial = np.array(radial)  # [S, 2]
         self.rho = np.einsum("si,si->s", self.centres - self.cam_xy, self.radial)  # [S]
         self.order = np.argsort(self.rho)  # nearest to the camera first
-        # squares a stack here can hide from the camera: farther out, within a tall stack's reach
-        gap = self.centres[None, :, :] - self.centres[:, None, :]  # [S, S, 2]
-        dist = np.linalg.norm(gap, axis=2)
-        self.shadowed_by = [
-            np.nonzero((self.rho > self.rho[s]) & (dist[s] < 3.0) & (dist[s] > 0))[0]
-            for s in range(len(self.names))
-        ]
 
         # Sample spacing: about one image pixel along the strip at the nearest square.
         px_per_pitch = self._pixels_per_pitch_along_strips()
@@ -293,7 +292,8 @@ class SquareModel:
         there. A wall seen end-on is narrow where a flat is wide; the radial strip alone cannot
         tell them apart from straight above."""
         self.cross_t = np.arange(CROSS_T[0], CROSS_T[1] + 1e-9, CROSS_T[2])  # [L]
-        self.cross_u = np.arange(-CROSS_HALF, CROSS_HALF + 1e-9, self.dt)  # [U]
+        self.cross_du = 2 * self.dt  # widths need less resolution than heights
+        self.cross_u = np.arange(-CROSS_HALF, CROSS_HALF + 1e-9, self.cross_du)  # [U]
         pts = (
             self.centres[:, None, None, :]
             + self.cross_t[None, :, None, None] * self.radial[:, None, None, :]
@@ -331,6 +331,24 @@ class SquareModel:
         S, L, U = len(self.names), len(self.cross_t), len(self.cross_u)
         return samples.astype(np.float32).reshape(S, L, U, -1)
 
+    def glow_directions(self, lit: dict[str, tuple[int, int, int]]) -> np.ndarray | None:
+        """[S, T, 3]: unit BGR colour of the LED glow that may fall on each strip sample."""
+        if not lit:
+            return None
+        mid = self.board_pts[:, :, self.board_pts.shape[2] // 2, :]  # [S, T, 2]
+        glow = np.zeros((*mid.shape[:2], 3), np.float32)
+        best = np.full(mid.shape[:2], np.inf)
+        for name, colour in lit.items():
+            if name not in self.names:
+                continue
+            c = self.centres[self.names.index(name)]
+            d = np.abs(mid - c).max(axis=2)
+            near = (d < GLOW_REACH) & (d < best)
+            u = np.asarray(colour, np.float32) + 1e-3
+            glow[near] = u / np.linalg.norm(u)
+            best = np.where(near, d, best)
+        return glow
+
     def sample(self, frame: np.ndarray) -> np.ndarray:
         """The strips of a frame (or of a board-plane model image warped the same way). [S, T, 3]"""
         samples = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
@@ -355,15 +373,60 @@ def illumination(empty: np.ndarray, dt: float) -> np.ndarray:
     return np.maximum(smooth / max(float(np.median(smooth)), 1.0), 0.05).astype(np.float32)
 
 
-def board_cost(profile: np.ndarray, empty: np.ndarray) -> np.ndarray:
+def grain_match(profile: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """[S, T]: correlation of the frame's brightness with the empty board's over a short window,
+    0 where the board shows too little grain to tell."""
+    w = GRAIN_WINDOW
+    p = profile.mean(axis=2)
+    e = empty.mean(axis=2)
+
+    def box(x: np.ndarray) -> np.ndarray:
+        c = np.concatenate([np.zeros((x.shape[0], 1)), np.cumsum(x, axis=1)], axis=1)
+        idx = np.arange(x.shape[1])
+        lo, hi = np.clip(idx - w, 0, x.shape[1]), np.clip(idx + w + 1, 0, x.shape[1])
+        return (c[:, hi] - c[:, lo]) / (hi - lo)
+
+    mp, me = box(p), box(e)
+    cov = box(p * e) - mp * me
+    vp = box(p * p) - mp * mp
+    ve = box(e * e) - me * me
+    ncc = cov / np.sqrt(np.maximum(vp * ve, 1e-6))
+    return np.where(ve > GRAIN_MIN_VAR, ncc, 0.0)
+
+
+def board_cost(
+    profile: np.ndarray,
+    empty: np.ndarray,
+    glow: np.ndarray | None = None,
+    gain_range: tuple[float, float] = (0.0, 0.0),
+) -> np.ndarray:
     """Per-sample cost of "this is the bare board", tolerant to shadows and slow light changes.
 
     The best gain g in GAIN_RANGE scales the empty model onto the sample; the residual is truncated
     at BOARD_CAP. [S, T, 3] x 2 -> [S, T]
     """
     ee = np.einsum("stc,stc->st", empty, empty) + 1e-3
-    g = np.clip(np.einsum("stc,stc->st", profile, empty) / ee, *GAIN_RANGE)
-    resid = profile - g[..., None] * empty
+    pe = np.einsum("stc,stc->st", profile, empty)
+    lo, hi = gain_range if gain_range[1] > 0 else GAIN_RANGE
+    g = np.clip(pe / ee, lo, hi)
+    if glow is not None:
+        # A lit LED under the wood adds its own colour, any amount of it: fit the gain and the
+        # glow together (p = g e + a u, a >= 0) where an LED may shine.
+        eu = np.einsum("stc,stc->st", empty, glow)
+        pu = np.einsum("stc,stc->st", profile, glow)
+        uu = np.einsum("stc,stc->st", glow, glow)
+        det = ee * uu - eu * eu
+        lit = (uu > 0) & (det > 1e-6)
+        g_joint = np.where(lit, (pe * uu - pu * eu) / np.where(lit, det, 1.0), g)
+        a = np.where(lit, (ee * pu - eu * pe) / np.where(lit, det, 1.0), 0.0)
+        use = lit & (a > 0)
+        g = np.where(use, np.clip(g_joint, *GAIN_RANGE), g)
+        a = np.where(use, a, 0.0)
+        resid = profile - g[..., None] * empty - a[..., None] * glow
+        # where the glow drove a channel into the sensor's ceiling, that channel says nothing
+        resid = np.where(use[..., None] & (profile >= SATURATED), 0.0, resid)
+    else:
+        resid = profile - g[..., None] * empty
     return np.minimum(np.einsum("stc,stc->st", resid, resid), BOARD_CAP)
 
 
@@ -462,7 +525,9 @@ def width_costs(model: SquareModel, widths: np.ndarray, which: np.ndarray) -> np
     w = which[:, None]
     seen = widths[w, model.cross_line[which]]  # [n, H]
     miss = np.maximum(np.abs(seen - model.cross_width[which]) - WIDTH_TOLERANCE, 0.0)
-    return WIDTH_WEIGHT * miss**2
+    # nothing solid across the middle: the piece does not stand out from the wood there (dark on
+    # dark), which says nothing about its width
+    return np.where(seen > 0, WIDTH_WEIGHT * miss**2, 0.0)
 
 
 def fit_squares(
@@ -472,6 +537,7 @@ def fit_squares(
     valid: np.ndarray,
     which: np.ndarray,
     widths: np.ndarray | None = None,
+    glow: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit the hypotheses for the squares `which` (indices). Returns arrays over those squares.
 
@@ -486,7 +552,13 @@ def fit_squares(
     emp = empty[which] / light[which][..., None]
     val = valid[which]
     n_sq = len(which)
-    cb = board_cost(prof, emp)  # [n, T]
+    cb = board_cost(prof, emp, None if glow is None else glow[which])  # [n, T]
+    # A deep shadow darkens the wood below the gain range but keeps its grain: where the grain
+    # of the empty board shows up again in the frame, it is board, however dark.
+    grain = grain_match(prof, emp) > GRAIN_MATCH
+    if grain.any():
+        deep = board_cost(prof[grain][None], emp[grain][None], None, (SHADOW_GAIN_FLOOR, 1.2))[0]
+        cb[grain] = np.minimum(cb[grain], deep)
     base_idx = _find_base(cb, val, t)  # [n]
 
     v = val.astype(np.float32)
@@ -573,4 +645,5 @@ def fit_squares(
         "base_t": t[base_win],
         "visible": v.mean(axis=1),
         "idx_best": win_idx,
+        "keep": keep,
     }

@@ -60,7 +60,8 @@ class Event:
             return f"ply {d.number}: {d.ply.ptn()} (margin {d.margin:.2f})"
         if isinstance(d, Ask):
             names = ", ".join(c.ply.ptn() for c in d.candidates)
-            return f"unsure between {names}: recorded {d.candidates[0].ply.ptn()}?"
+            why = f" ({d.reason})" if d.reason else ""
+            return f"unsure between {names}: recorded {d.candidates[0].ply.ptn()}?{why}"
         if isinstance(d, Takeback):
             return f"takeback of {d.n} ply" + ("" if d.n == 1 else "s")
         if isinstance(d, Illegal):
@@ -120,7 +121,7 @@ class Recorder:
             for follow in self.tracker.accept(best.ply):
                 if isinstance(follow, GameOver):
                     events.append(Event(event.frame, event.t, follow))
-            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others)))
+            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
         elif isinstance(decision, Takeback):
             del self.notes[-decision.n :]
             if self.journal is not None and self.game_id is not None:

@@ -19,13 +19,17 @@ class PlyNote:
     ply: Ply
     uncertain: bool = False
     alternatives: tuple[Ply, ...] = ()
+    reason: str = ""  # written in the comment of an unsure ply, not kept in the journal
 
 
-def unsure_comment(alternatives: Sequence[Ply]) -> str:
+def unsure_comment(alternatives: Sequence[Ply], reason: str = "") -> str:
     """The comment text written after an unsure ply."""
-    if not alternatives:
-        return "unsure"
-    return "unsure: also " + ", ".join(alt.ptn() for alt in alternatives)
+    text = "unsure"
+    if alternatives:
+        text += ": also " + ", ".join(alt.ptn() for alt in alternatives)
+    if reason:
+        text += f" ({reason})"
+    return text
 
 
 def game_ptn(
@@ -53,7 +57,9 @@ def game_ptn(
             moves[index] = dataclasses.replace(
                 record,
                 annotation="?",
-                comments_after=[*record.comments_after, unsure_comment(note.alternatives)],
+                comments_after=[
+                    *record.comments_after, unsure_comment(note.alternatives, note.reason)
+                ],
             )
     game.moves = moves
     if result:

@@ -27,6 +27,7 @@ class Ask:
     """Several plies explain the board about equally well, best first. `Tracker.accept` resolves."""
 
     candidates: tuple[Candidate, ...]
+    reason: str = ""  # why, when it is not just close scores (e.g. the board was unmatched before)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 KINDS = ("flat", "wall", "cap")
+WALL_CAP_DOUBT = 0.3  # share of a wall-or-capstone call that may be the other one
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,16 @@ def square_evidence(square) -> SquareEvidence:
     height_conf = _clip(getattr(square, "height_confidence", square.confidence))
     p_light = color_conf if square.color == "light" else 1.0 - color_conf
     rest = (1.0 - kind_conf) / 2
-    p_kind = tuple(kind_conf if k == square.kind else rest for k in KINDS)
+    p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
+    # A wall and a capstone are both tall and, seen from some angles, alike: a reader's call
+    # between the two is trusted only so far, so a doubtful one is asked about, never guessed.
+    wall, cap = p_kind[1], p_kind[2]
+    p_kind[1] = wall * (1 - WALL_CAP_DOUBT) + cap * WALL_CAP_DOUBT
+    p_kind[2] = cap * (1 - WALL_CAP_DOUBT) + wall * WALL_CAP_DOUBT
     return SquareEvidence(
         p_occupied=empty_conf,
         p_light=p_light,
-        p_kind=p_kind,  # type: ignore[arg-type]
+        p_kind=tuple(p_kind),  # type: ignore[arg-type]
         height=float(square.height),
         height_weight=height_conf,
     )

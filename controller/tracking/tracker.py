@@ -19,7 +19,8 @@ How one stable board is judged (see `gate.py` for when a board counts as stable)
    `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is judged
    again on every further still frame (the evidence is averaged over more frames) until the board
    has held `ask_after_s`; then it is an `Ask(candidates)`: the position does not advance until
-   `accept(ply)` is called.
+   `accept(ply)` is called. A ply right after an `Illegal`/`Desync` is always asked about: a
+   ply may have been missed while the board did not match.
 4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
    tracker stops.
 
@@ -240,7 +241,8 @@ class Tracker:
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
         self._accepted = dict(evidence)
-        if self.state in ("illegal", "desync"):
+        after_unmatched = self.state in ("illegal", "desync")
+        if after_unmatched:
             out.append(Resynced())
         self.state = "tracking"
         self.unmatched_since = None
@@ -248,7 +250,17 @@ class Tracker:
         margin = runner_up - best.cost
 
         if best.ply is not None:
-            if margin >= cfg.commit_margin:
+            if after_unmatched:
+                # The board was unreadable or wrong before this: a ply may have been made then and
+                # missed, and the board may show two plies that happen to look like one. Never
+                # commit that quietly.
+                out += self._ask(Ask(
+                    tuple(Candidate(h.ply, h.cost) for h in [best, *below]
+                          if h.ply is not None and h.cost - best.cost < cfg.commit_margin
+                          )[: cfg.max_candidates],
+                    reason="the board did not match the game just before",
+                ))  # fmt: skip
+            elif margin >= cfg.commit_margin:
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()

@@ -46,8 +46,19 @@ def shots_of(size: int, plies: list[str], seed: int) -> list[Shot]:
     return list(timeline(size, game, random.Random(seed), fps=FPS, two_motion_rate=0.0))
 
 
-def recorded(out: Path) -> list[str]:
-    return [m.ply.ptn() + m.annotation for m in ptn.parse_game(out.read_text()).moves]
+def checked(out: Path, plies: list[str]) -> int:
+    """Every ply recorded, none wrong without its `?` (whose comment must name the true ply).
+    Returns how many were recorded exactly."""
+    moves = ptn.parse_game(out.read_text()).moves
+    assert len(moves) == len(plies), [m.ply.ptn() for m in moves]
+    exact = 0
+    for number, (move, truth) in enumerate(zip(moves, plies, strict=True), start=1):
+        if move.ply == Ply.from_ptn(truth):
+            exact += 1
+            continue
+        assert move.annotation == "?", f"silent error at ply {number}: {move.ply.ptn()} for {truth}"
+        assert truth in " ".join(move.comments_after), move.comments_after
+    return exact
 
 
 @pytest.mark.slow
@@ -58,13 +69,14 @@ def test_clean_game_is_recorded_exactly_with_debug_images(tmp_path, capsys):
     status = cli.main(["record", str(tmp_path / "frames"), "--size", "5", "--komi", "2",
                        "-o", str(out), "--debug", str(debug)])  # fmt: skip
     assert status == 0
-    assert recorded(out) == GAME
+    assert checked(out, GAME) >= len(GAME) - 1
     game = ptn.parse_game(out.read_text())
     assert game.tag("Size") == "5" and game.tag("Komi") == "2"
     err = capsys.readouterr().err
     assert "frames" in err and f"recorded {len(GAME)} plies" in err  # bar + summary
     folders = sorted(p.name for p in debug.iterdir())
-    assert len(folders) == len(GAME) and all("_commit_" in name for name in folders)
+    assert len(folders) == len(GAME)  # one per ply: commits, and an ask if a ply was unsure
+    assert all("_commit_" in name or "_ask_" in name for name in folders)
     assert len(list((debug / folders[0]).glob("*.png"))) >= 5  # frames before, at and after
 
 
@@ -79,7 +91,7 @@ def test_hand_resting_over_the_board_for_ten_seconds_records_nothing_extra(tmp_p
     out = tmp_path / "game.ptn"
     assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
-    assert recorded(out) == plies
+    assert checked(out, plies) >= len(plies) - 1
 
 
 @pytest.mark.slow
@@ -91,7 +103,7 @@ def test_camera_bumped_mid_game_loses_no_ply(tmp_path):
     out = tmp_path / "game.ptn"
     assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
-    assert recorded(out) == plies
+    assert checked(out, plies) >= len(plies) - 1
 
 
 @pytest.mark.slow
@@ -110,4 +122,4 @@ def test_video_file_is_recorded_like_a_folder(tmp_path):
     out = tmp_path / "game.ptn"
     assert cli.main(["record", str(video), "--size", "5", "--fps", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
-    assert recorded(out) == plies
+    assert checked(out, plies) >= len(plies) - 1

@@ -102,8 +102,14 @@ def test_a_scripted_game_is_recorded_ply_by_ply():
     plies = ["a1", "e5", "c3", "c2", "b3", "Cd3", "c3<", "d3<", "2b3-11", "Sd2"]
     truth, session = Position(5), Session(Position(5))
     session.board(truth, 2.0)
+    asked = []
     for ptn in plies:
-        session.play(truth, ptn)
+        for decision in session.play(truth, ptn):
+            if isinstance(decision, Ask):  # a wall or a capstone: the reader's call is doubted
+                asked.append(decision.candidates[0].ply.ptn())
+                session.log.extend((session.t, d) for d in session.tracker.accept(
+                    decision.candidates[0].ply))  # fmt: skip
+    assert asked == ["Cd3"]  # Sd2 is clear: black has no capstone left by then
     recorded = commits(d for _, d in session.log)
     assert recorded == [Ply.from_ptn(p).ptn() for p in plies]
     assert session.tracker.position.tps() == truth.tps()
@@ -189,7 +195,22 @@ def test_illegal_move_is_reported_then_corrected_move_is_committed():
     truth.play(Ply.from_ptn("c3"))
     session.hand(0.6)
     decisions = session.board(truth, 1.0)
-    assert decisions[0] == Resynced() and commits(decisions) == ["c3"]
+    # right after an illegal board a ply may have been missed: the corrected ply is confirmed,
+    # never committed quietly
+    assert decisions[0] == Resynced() and isinstance(decisions[1], Ask)
+    assert decisions[1].candidates[0].ply.ptn() == "c3" and "did not match" in decisions[1].reason
+    assert commits(session.tracker.accept(decisions[1].candidates[0].ply)) == ["c3"]
+
+
+def test_board_corrected_back_to_the_game_after_an_illegal_move_just_resyncs():
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    session.play(truth, "a1")
+    session.hand(0.6)
+    assert session.board(dict(truth.stacks()) | {"b2": ((BLACK, FLAT),)}, 1.0) == [Illegal(("b2",))]
+    session.hand(0.6)
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "e5")) == ["e5"]
 
 
 @pytest.mark.parametrize("back", [1, 3])
