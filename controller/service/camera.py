@@ -70,8 +70,8 @@ class VirtualTableSource:
     `unplug()` / `plug()` simulate pulling the USB cable: reads fail and reopening is refused.
     """
 
-    def __init__(self, table: VirtualBoard, *, seed: int = 1, tilt_deg: float = 12.0,
-                 width: int = 960, height: int = 540,
+    def __init__(self, table: VirtualBoard, *, seed: int = 11, tilt_deg: float = 30.0,
+                 width: int | None = None, height: int | None = None,
                  lit: Callable[[], dict[str, str]] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.table = table
@@ -88,13 +88,13 @@ class VirtualTableSource:
         self._size = None
 
     def _open(self, size: int):
-        from vision.sim import Scene, SimCameraSource, random_look
-        from vision.sim.camera import SimCamera
+        from vision.sim import Scene, SimCameraSource, random_setup
 
-        camera = SimCamera.framing(size, tilt_deg=self.tilt_deg).with_resolution(self.width,
-                                                                                   self.height)
-        self._source = SimCameraSource(Scene(size), camera, random_look(self.seed), seed=self.seed,
-                                       clock=self.clock)
+        # a seeded installation: room, lamp light and a camera pose tilted `tilt_deg` from vertical
+        camera, look = random_setup(self.seed, size, tilt_deg=self.tilt_deg)
+        if self.width and self.height:
+            camera = camera.with_resolution(self.width, self.height)
+        self._source = SimCameraSource(Scene(size), camera, look, seed=self.seed, clock=self.clock)
         self._size = size
 
     def scene(self):

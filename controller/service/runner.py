@@ -85,8 +85,8 @@ def _camera(settings: Settings, virtual_board: VirtualBoard | None, clock: Clock
         return {sq: light["colour"] for sq, light in leds.lit().get("squares", {}).items()
                 if light.get("effect") != "off"}
 
-    # The simulated camera does not film the LED glow yet: the square reader does not discount it
-    # (it reads a glowing empty square as a piece), so filming it would derail every game.
+    # The simulated camera does not film the LED glow: even told which squares are lit, the square
+    # reader still misreads glowing squares today and games derail within a few plies.
     source = open_frame_source(settings, virtual_board, lit if FILM_LEDS else None)
     return CameraPipeline(source, settings=settings, clock=clock)
 
