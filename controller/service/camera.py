@@ -71,7 +71,7 @@ class VirtualTableSource:
     """
 
     def __init__(self, table: VirtualBoard, *, seed: int = 11, tilt_deg: float = 30.0,
-                 width: int | None = None, height: int | None = None,
+                 width: int | None = 960, height: int | None = 540,
                  lit: Callable[[], dict[str, str]] | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.table = table
