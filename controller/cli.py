@@ -18,14 +18,18 @@ from controller import __version__
 
 # Order is the order shown in `takboard --help`.
 COMMAND_MODULES = [
+    "controller.commands.serve",
+    "controller.commands.doctor",
     "controller.commands.vision",
+    "controller.commands.record",
+    "controller.commands.games",
     "controller.commands.bench",
-    "controller.commands.perft",
-    "controller.commands.check",
-    "controller.commands.show",
     "controller.commands.leds",
     "controller.commands.hint",
     "controller.commands.tei",
+    "controller.commands.perft",
+    "controller.commands.check",
+    "controller.commands.show",
 ]
 
 

@@ -1,1 +1,43 @@
-"""Camera readings -> plies: stability gate, move inference, takeback, resync. Pure logic, no I/O."""
+"""Camera readings -> plies: stability gate, move inference, takeback, resync. Pure logic, no I/O.
+
+    from controller.tracking import Tracker, Commit, Ask
+    tracker = Tracker(Position(5))
+    decisions = tracker.step(reading, t)      # reading: vision.reading.BoardReading, t: seconds
+
+See `tracker.py` for how a board is judged and `gate.py` for when a board counts as still.
+"""
+
+from __future__ import annotations
+
+from controller.tracking.decisions import (
+    Ask,
+    Candidate,
+    Commit,
+    Decision,
+    Desync,
+    GameOver,
+    Illegal,
+    Resynced,
+    Takeback,
+)
+from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
+from controller.tracking.tracker import Evaluation, Hypothesis, Tracker, TrackerConfig
+
+__all__ = [
+    "DEFAULT_HOLD_S",
+    "Ask",
+    "Candidate",
+    "Commit",
+    "Decision",
+    "Desync",
+    "Evaluation",
+    "GameOver",
+    "Hypothesis",
+    "Illegal",
+    "Resynced",
+    "StabilityGate",
+    "StableReading",
+    "Takeback",
+    "Tracker",
+    "TrackerConfig",
+]

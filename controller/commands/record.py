@@ -1,0 +1,419 @@
+"""`takboard record SOURCE --size N`: record a game from a folder of frames or a video file, as PTN.
+
+    takboard record frames/ --size 5 --komi 2 -o game.ptn --debug debug/
+    takboard record game.mp4 --size 6 --corners 102,630,1180,640,1010,90,260,85
+
+Frames go through the real vision reader (`vision.reader.BoardReader`) into the tracker
+(`controller.tracking.Tracker`). Time is the frame index / fps: a folder holds one frame every 1/fps
+seconds in file-name order; a video is read frame by frame at its own pace, with `--fps` saying how
+far apart its frames are. The recording must start with the empty board (2 s or more).
+
+A ply the tracker is unsure of (several plies explain the board about equally) is recorded as the
+best of them with `?` and a comment naming the others; an illegal or unknown board is reported on
+stderr and nothing is recorded until it matches the game again. `--db` also journals every ply
+(durably) so `takboard games list/export` see the game; `--resume` continues the newest unfinished
+game of that journal, waiting until the board shows its position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from controller.store import Journal, PlyNote, game_ptn, unsure_comment
+from controller.tak import Position
+from controller.tracking import (
+    Ask,
+    Commit,
+    Decision,
+    Desync,
+    GameOver,
+    Illegal,
+    Resynced,
+    Takeback,
+    Tracker,
+    TrackerConfig,
+)
+
+
+class RecordError(ValueError):
+    """Bad arguments or an unusable source, said plainly."""
+
+
+@dataclass
+class Event:
+    """One decision with the frame index and time it was made at."""
+
+    frame: int
+    t: float
+    decision: Decision
+
+    def describe(self) -> str:
+        d = self.decision
+        if isinstance(d, Commit):
+            return f"ply {d.number}: {d.ply.ptn()} (margin {d.margin:.2f})"
+        if isinstance(d, Ask):
+            names = ", ".join(c.ply.ptn() for c in d.candidates)
+            why = f" ({d.reason})" if d.reason else ""
+            return f"unsure between {names}: recorded {d.candidates[0].ply.ptn()}?{why}"
+        if isinstance(d, Takeback):
+            return f"takeback of {d.n} ply" + ("" if d.n == 1 else "s")
+        if isinstance(d, Illegal):
+            return "illegal or unknown board; check " + (", ".join(d.squares) or "the board")
+        if isinstance(d, Desync):
+            return f"out of sync, recording paused; put the board back to {d.expected}"
+        if isinstance(d, Resynced):
+            return "board matches the game again"
+        if isinstance(d, GameOver):
+            return f"game over: {d.outcome.result()}"
+        return repr(d)
+
+
+@dataclass
+class Recorder:
+    """Frames in, plies out. `reader` is anything with `read(frame) -> BoardReading`."""
+
+    size: int
+    reader: object
+    komi: int = 0
+    journal: Journal | None = None
+    game_id: int | None = None
+    config: TrackerConfig = field(default_factory=TrackerConfig)
+    debug: DebugWriter | None = None
+    notes: list[PlyNote] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    result: str | None = None
+    frames: int = 0
+
+    def __post_init__(self) -> None:
+        position = Position(self.size, komi=self.komi)
+        if self.journal is not None and self.game_id is not None:
+            record = self.journal.game(self.game_id)
+            position = record.position()
+            self.notes = [PlyNote(e.ply, e.uncertain, e.alternatives) for e in record.plies]
+        self.tracker = Tracker(position, self.config, resume=bool(self.notes))
+
+    def feed(self, frame: np.ndarray, t: float) -> list[Event]:
+        reading = self.reader.read(frame)  # type: ignore[attr-defined]
+        decisions = self.tracker.step(reading, t)
+        out: list[Event] = []
+        for decision in decisions:
+            out += self._apply(Event(self.frames, t, decision))
+        if self.debug is not None:
+            self.debug.frame(self.frames, frame, reading, self.tracker, out)
+        self.frames += 1
+        return out
+
+    def _apply(self, event: Event) -> list[Event]:
+        decision = event.decision
+        events = [event]
+        if isinstance(decision, Commit):
+            self._write(PlyNote(decision.ply))
+        elif isinstance(decision, Ask):
+            # Offline there is nobody to ask: keep the best, mark it, name the others.
+            best, *others = decision.candidates
+            for follow in self.tracker.accept(best.ply):
+                if isinstance(follow, GameOver):
+                    events.append(Event(event.frame, event.t, follow))
+            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
+        elif isinstance(decision, Takeback):
+            del self.notes[-decision.n :]
+            if self.journal is not None and self.game_id is not None:
+                self.journal.undo_plies(self.game_id, decision.n)
+        for e in events:
+            if isinstance(e.decision, GameOver):
+                self.result = e.decision.outcome.result()
+                if self.journal is not None and self.game_id is not None:
+                    self.journal.finish(self.game_id, self.result)
+        self.events += events
+        return events
+
+    def _write(self, note: PlyNote) -> None:
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append_ply(
+                self.game_id, note.ply, uncertain=note.uncertain, alternatives=note.alternatives
+            )
+        self.notes.append(note)
+
+    def ptn(self, tags: dict[str, str] | None = None) -> str:
+        return game_ptn(size=self.size, komi=self.komi, plies=self.notes, tags=tags,
+                        result=self.result)  # fmt: skip
+
+
+# -- debug images --------------------------------------------------------------------------------
+
+
+class DebugWriter:
+    """Writes the frames around each decision, with the evidence drawn on them.
+
+    For every decision: the 4 frames before it, the frame it was made on and 2 after, each with the
+    grid, the squares the decision is about (green: the ply, orange: other candidates, red: wrong
+    squares), each square's reading, and a banner with the decision and the best hypotheses' costs.
+    Files: DIR/NNNN_<what>/frame_<index>.png.
+    """
+
+    BEFORE, AFTER = 4, 2
+
+    def __init__(self, directory: Path, reader: object = None) -> None:
+        self.directory = directory
+        self.reader = reader  # for the board pose (grid drawn from its homography)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._recent: deque[tuple[int, np.ndarray, object]] = deque(maxlen=self.BEFORE)
+        self._pending: list[tuple[Path, int, list[str], dict[str, tuple[int, int, int]]]] = []
+        self.count = 0
+
+    def frame(self, index: int, frame: np.ndarray, reading, tracker: Tracker,
+              events: list[Event]) -> None:  # fmt: skip
+        import cv2
+
+        for folder, left, lines, marks in list(self._pending):
+            cv2.imwrite(str(folder / f"frame_{index:05d}.png"),
+                        self._draw(frame, reading, lines, marks))  # fmt: skip
+            self._pending.remove((folder, left, lines, marks))
+            if left > 1:
+                self._pending.append((folder, left - 1, lines, marks))
+        for event in events:
+            self.count += 1
+            kind = type(event.decision).__name__.lower()
+            folder = self.directory / f"{self.count:04d}_{kind}_f{index:05d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            lines, marks = self._evidence(event, tracker)
+            for old_index, old_frame, old_reading in self._recent:
+                cv2.imwrite(str(folder / f"frame_{old_index:05d}.png"),
+                            self._draw(old_frame, old_reading, lines, marks))  # fmt: skip
+            cv2.imwrite(str(folder / f"frame_{index:05d}_decision.png"),
+                        self._draw(frame, reading, lines, marks))  # fmt: skip
+            self._pending.append((folder, self.AFTER, lines, marks))
+        self._recent.append((index, frame, reading))
+
+    @staticmethod
+    def _evidence(event: Event, tracker: Tracker):
+        green, orange, red = (60, 200, 60), (0, 150, 255), (40, 40, 230)
+        d = event.decision
+        marks: dict[str, tuple[int, int, int]] = {}
+        size = tracker.position.size
+        if isinstance(d, Commit):
+            marks.update({sq: green for sq in d.ply.squares(size)})
+        elif isinstance(d, Ask):
+            for c in d.candidates[1:]:
+                marks.update({sq: orange for sq in c.ply.squares(size)})
+            marks.update({sq: green for sq in d.candidates[0].ply.squares(size)})
+        elif isinstance(d, Illegal | Desync):
+            marks.update({sq: red for sq in d.squares})
+        lines = [f"t={event.t:.1f}s  {event.describe()}"]
+        if tracker.last is not None:
+            lines.append("best: " + "  ".join(
+                f"{h.describe()} {h.cost:.2f}" for h in tracker.last.ranked[:4]))  # fmt: skip
+        return lines, marks
+
+    def _draw(self, frame: np.ndarray, reading, lines: list[str],
+              marks: dict[str, tuple[int, int, int]]) -> np.ndarray:  # fmt: skip
+        import cv2
+
+        img = frame.copy()
+        pose = getattr(self.reader, "pose", None)
+        if pose is not None and reading is not None and reading.board_found:
+            H = pose.H_img_from_board
+            for name, sq in reading.squares.items():
+                f, r = "abcdefgh".index(name[0]), int(name[1:]) - 1
+                quad = np.array([[f, r], [f + 1, r], [f + 1, r + 1], [f, r + 1]], np.float64)
+                pts = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), H).reshape(-1, 2)
+                colour = marks.get(name, (200, 200, 200))
+                cv2.polylines(img, [np.round(pts).astype(np.int32)], True, colour,
+                              3 if name in marks else 1, cv2.LINE_AA)  # fmt: skip
+                if sq.empty:
+                    continue
+                centre = tuple(np.round(pts.mean(axis=0)).astype(int))
+                cv2.putText(img, sq.label(), centre, cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                            (0, 0, 0), 3, cv2.LINE_AA)  # fmt: skip
+                cv2.putText(img, sq.label(), centre, cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                            colour, 1, cv2.LINE_AA)  # fmt: skip
+        flags = []
+        if reading is not None:
+            flags.append("board" if reading.board_found else "NO BOARD")
+            flags += ["HAND"] if reading.occluded else []
+            flags += ["MOVING"] if reading.moving else []
+        for i, text in enumerate([" | ".join(flags), *lines]):
+            y = 26 + 24 * i
+            cv2.putText(img, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4,
+                        cv2.LINE_AA)  # fmt: skip
+            cv2.putText(img, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1,
+                        cv2.LINE_AA)  # fmt: skip
+        return img
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """`x1,y1,x2,y2,x3,y3,x4,y4` (pixels; a1 corner, last-file rank-1 corner, far corner,
+    a-file last-rank corner, as in `vision.geometry`) -> [4, 2]."""
+    try:
+        values = [float(v) for v in text.replace(";", ",").replace(" ", ",").split(",") if v]
+    except ValueError as exc:
+        raise RecordError(f"--corners {text!r}: not numbers ({exc})") from exc
+    if len(values) != 8:
+        raise RecordError(
+            f"--corners {text!r}: expected 8 numbers (4 corners x,y), got {len(values)}"
+        )
+    return np.array(values, dtype=np.float64).reshape(4, 2)
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "record",
+        help="record a game from a folder of frames or a video file, as PTN",
+        description=(__doc__ or "").split("\n\n")[0],
+    )
+    parser.add_argument("source", help="a folder of frames (PNG/JPEG, file-name order) or a video")
+    parser.add_argument("--size", type=int, required=True, help="board size (3..8)")
+    parser.add_argument("--fps", type=float, default=5.0, help="frames per second of SOURCE (5)")
+    parser.add_argument("--komi", type=float, default=0.0, help="komi in flats, e.g. 2 or 1.5")
+    parser.add_argument("--corners", help="grid corners in pixels when there are no markers: "
+                        "x1,y1,...,x4,y4 from the a1 corner, counter-clockwise as seen")
+    parser.add_argument("-o", "--output", type=Path, help="PTN file to write (default: stdout)")
+    parser.add_argument("--debug", type=Path, metavar="DIR",
+                        help="write the frames around each decision, annotated, into DIR")
+    parser.add_argument("--db", type=Path, help="also journal the game in this SQLite file")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --db: continue the newest unfinished game in the journal")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def _komi_half_flats(komi: float) -> int:
+    half = komi * 2
+    if half != int(half) or komi < 0:
+        raise RecordError(f"--komi {komi}: komi is a whole or half number of flats (2, 1.5, ...)")
+    return int(half)
+
+
+def progress_bar(total: int | None, out=sys.stderr) -> Callable[[int, str], None]:
+    """A one-line progress bar on stderr: `[#####.....] 412/800 frames  ply 23: c3+`."""
+    last = [-1]
+
+    def update(done: int, note: str = "") -> None:
+        if total:
+            step = int(40 * done / total)
+            if step == last[0] and done != total and not note:
+                return
+            last[0] = step
+            bar = "#" * step + "." * (40 - step)
+            out.write(f"\r[{bar}] {done}/{total} frames  {note[:40]:<40}")
+        else:
+            out.write(f"\r{done} frames  {note[:40]:<40}")
+        out.flush()
+
+    return update
+
+
+def run(args) -> int:
+    try:
+        return _run(args)
+    except RecordError as exc:
+        print(f"takboard record: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    from vision.sources import FrameSourceError, open_source
+
+    if not 3 <= args.size <= 8:
+        raise RecordError(f"--size {args.size}: board sizes are 3..8")
+    if args.fps <= 0:
+        raise RecordError(f"--fps {args.fps}: must be above 0")
+    if args.resume and not args.db:
+        raise RecordError("--resume needs --db (the journal holding the game to continue)")
+    komi = _komi_half_flats(args.komi)
+    corners = parse_corners(args.corners) if args.corners else None
+    source_path = Path(args.source)
+    if not source_path.exists():
+        raise RecordError(f"{args.source}: no such file or folder")
+    try:
+        source = open_source(str(source_path))
+    except FrameSourceError as exc:
+        raise RecordError(str(exc)) from exc
+    total = len(getattr(source, "files", [])) or _video_frames(source_path)
+
+    from vision.reader import BoardReader  # heavy (OpenCV models): only once the arguments are good
+
+    journal = Journal(args.db) if args.db else None
+    game_id = None
+    if journal is not None:
+        open_games = [g for g in journal.in_progress() if g.size == args.size]
+        if args.resume:
+            if not open_games:
+                raise RecordError(
+                    f"--resume: no unfinished {args.size}x{args.size} game in {args.db}"
+                )
+            game_id = open_games[0].id
+        else:
+            game_id = journal.new_game(size=args.size, komi=komi,
+                                       tags={"Source": str(source_path)})  # fmt: skip
+    reader = BoardReader(args.size, corners=corners)
+    debug = DebugWriter(args.debug, reader) if args.debug else None
+    recorder = Recorder(args.size, reader, komi=komi, journal=journal, game_id=game_id,
+                        debug=debug)  # fmt: skip
+    show = (lambda done, note="": None) if args.quiet else progress_bar(total)
+    index = 0
+    note = ""
+    with source:
+        while True:
+            ok, frame = source.read()
+            if not ok:
+                error = getattr(source, "error", None)
+                if getattr(source, "ended", False) or error is None:
+                    break
+                print(f"\ntakboard record: frame {index}: {error}; skipped", file=sys.stderr)
+                index += 1
+                continue
+            for event in recorder.feed(frame, index / args.fps):
+                note = event.describe()
+                if not isinstance(event.decision, Commit):
+                    print(f"\n  frame {index} (t={event.t:.1f}s): {note}", file=sys.stderr)
+            index += 1
+            show(index, note)
+    if not args.quiet:
+        print(file=sys.stderr)
+    if index == 0:
+        raise RecordError(f"{args.source}: no frames could be read")
+    text = recorder.ptn()
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    unsure = sum(1 for n in recorder.notes if n.uncertain)
+    print(
+        f"recorded {len(recorder.notes)} plies from {index} frames"
+        + (f", {unsure} unsure (marked ?)" if unsure else "")
+        + (f", result {recorder.result}" if recorder.result else "")
+        + (f"; PTN in {args.output}" if args.output else "")
+        + (f"; journal game {game_id} in {args.db}" if journal else ""),
+        file=sys.stderr,
+    )
+    if journal is not None:
+        journal.close()
+    return 0
+
+
+def _video_frames(path: Path) -> int | None:
+    if path.is_dir():
+        return None
+    import cv2
+
+    cap = cv2.VideoCapture(str(path))
+    try:
+        count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))
+    finally:
+        cap.release()
+    return count if count > 0 else None
+
+
+__all__ = ["DebugWriter", "Event", "RecordError", "Recorder", "unsure_comment"]

@@ -1,0 +1,379 @@
+"""`BoardService`: the running board. One object, one asyncio loop, everything passed in.
+
+    frame source -> vision -> tracking -> journal -> LEDs -> events
+
+The camera side (`CameraPipeline`), the LED link (`LedPort`) and the hint engine (`HintPort`) are
+optional collaborators handed to the constructor, each with a simulated twin for `--sim` and tests.
+The
+board itself owns the game (through `GameSession`), serialises every change with one lock, and turns
+each change into an `Event` on the bus and a new LED scene.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.service.clock import Clock, SystemClock
+from controller.service.config import Settings
+from controller.service.errors import NoGameError, UnavailableError
+from controller.service.events import EventBus
+from controller.service.game import Ambiguity, GameSession, RecordedPly
+from controller.service.health import Health
+from controller.service.virtual_board import VirtualBoard
+from controller.store import Journal
+from controller.tak import Ply
+
+log = logging.getLogger(__name__)
+
+HEALTH_PERIOD_S = 2.0
+
+
+class LedPort(Protocol):
+    """What the board needs from the LED side (see `controller/service/leds_port.py`)."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def show(self, scene: str, **kwargs: Any) -> None: ...
+    async def set_brightness(self, brightness: int) -> None: ...
+    def lit(self) -> dict[str, Any]: ...
+
+
+class HintPort(Protocol):
+    async def best_ply(self, position: Any) -> tuple[str, dict[str, Any]]: ...
+
+
+class CameraPort(Protocol):
+    async def start(self, board: BoardService) -> None: ...
+    async def stop(self) -> None: ...
+    def latest_jpeg(self) -> bytes | None: ...
+    def overlay(self) -> dict[str, Any]: ...
+    def calibrate(self, corners: list[tuple[float, float]]) -> None: ...
+    def resync(self, *, new_game: bool = False) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameView:
+    """Everything the page shows about the current game (a plain value; web models copy it)."""
+
+    id: int
+    size: int
+    komi: int
+    opening: str
+    tags: dict[str, str]
+    plies: list[RecordedPly]
+    tps: str
+    to_move: int
+    result: str | None
+    stacks: dict[str, tuple[tuple[int, int], ...]]
+    reserves: tuple[tuple[int, int], tuple[int, int]]
+    flat_count: tuple[int, int]
+    ptn: str
+    ambiguity: Ambiguity | None
+    state: str  # recording | paused | desync | illegal | ambiguous | over
+    problem: dict[str, Any] = field(default_factory=dict)
+
+
+class BoardService:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        journal: Journal,
+        bus: EventBus | None = None,
+        clock: Clock | None = None,
+        camera: CameraPort | None = None,
+        leds: LedPort | None = None,
+        hinter: HintPort | None = None,
+        virtual_board: VirtualBoard | None = None,
+    ) -> None:
+        self.settings = settings
+        self.bus = bus or EventBus()
+        self.clock = clock or SystemClock()
+        self.session = GameSession(journal)
+        self.camera = camera
+        self.leds = leds
+        self.hinter = hinter
+        self.virtual_board = virtual_board
+        self.health = Health()
+        self.health.journal.path = journal.path
+        self.lock = asyncio.Lock()
+        if leds is not None and hasattr(leds, "attach"):
+            self.health.link.state = "connecting"
+            leds.attach(self.health.link, lambda: self.bus.publish("leds", leds.lit()))
+        # What the camera side last reported about the board vs the game (desync / illegal).
+        self.problem: dict[str, Any] = {}
+        self._tasks: list[asyncio.Task] = []
+
+    # --- lifecycle -----------------------------------------------------------------------------
+    async def start(self) -> None:
+        resumed = await asyncio.to_thread(self.session.resume)
+        if resumed:
+            view = self.view()
+            log.info("resumed game %s at ply %d from the journal", view.id, len(view.plies))
+            if self.virtual_board is not None:
+                # the table in the simulator is gone with the old process: lay the pieces back out
+                stacks = {sq: list(st) for sq, st in view.stacks.items()}
+                self.virtual_board.reset(view.size, stacks)
+        self._refresh_journal_health()
+        if self.leds is not None:
+            await self.leds.start()
+            await self._show_leds()
+        if self.camera is not None:
+            await self.camera.start(self)
+        self._tasks.append(asyncio.create_task(self._health_loop(), name="health"))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        if self.camera is not None:
+            await self.camera.stop()
+        if self.leds is not None:
+            await self.leds.stop()
+
+    async def _health_loop(self) -> None:
+        while True:
+            await asyncio.sleep(HEALTH_PERIOD_S)
+            self.bus.publish("health", self.health_report())
+
+    # --- reading -------------------------------------------------------------------------------
+    def health_report(self) -> dict[str, Any]:
+        if self.leds is not None and hasattr(self.leds, "refresh_health"):
+            self.leds.refresh_health()
+        report = self.health.as_dict(self.clock.monotonic())
+        report["sim"] = self.settings.sim
+        report["events"] = {"subscribers": self.bus.subscriber_count}
+        report["hints"] = self.hinter is not None
+        return report
+
+    async def snapshot(self) -> GameView:
+        """`view()` taken under the board's lock, so a ply being written (in a worker thread)
+        is never seen half applied."""
+        async with self.lock:
+            return self.view()
+
+    def view(self) -> GameView:
+        """The current game; callers outside the board use `snapshot()`."""
+        s = self.session
+        position = s._position()
+        record = s.journal.game(s.game_id)
+        state = self._state(record.result)
+        return GameView(
+            id=int(s.game_id),
+            size=position.size,
+            komi=record.komi,
+            opening=record.opening,
+            tags=dict(record.tags),
+            plies=s.plies(),
+            tps=position.tps(),
+            to_move=position.to_move,
+            result=record.result,
+            stacks=position.stacks(),
+            reserves=(position.reserves(0), position.reserves(1)),
+            flat_count=position.flat_count(),
+            ptn=s.journal.export_ptn(s.game_id),
+            ambiguity=s.ambiguity,
+            state=state,
+            problem=dict(self.problem),
+        )
+
+    def _state(self, result: str | None) -> str:
+        if result is not None:
+            return "over"
+        if self.session.ambiguity is not None:
+            return "ambiguous"
+        if self.problem:
+            return self.problem["kind"]
+        if self.health.recording == "paused":
+            return "paused"
+        return "recording"
+
+    # --- commands (each one: journal, position, LEDs, event) -----------------------------------
+    async def new_game(
+        self, *, size: int, komi: int, players: tuple[str, str], opening: str,
+        tags: dict[str, str] | None = None,
+    ) -> GameView:
+        async with self.lock:
+            game_id = await asyncio.to_thread(
+                self.session.new_game, size=size, komi=komi, players=players, opening=opening,
+                tags=tags,
+            )
+            self.problem = {}
+            if self.virtual_board is not None:
+                self.virtual_board.reset(size)
+                self.bus.publish("sim_board", self.virtual_board.scene().as_dict())
+            if self.camera is not None:
+                self.camera.resync(new_game=True)
+            self._refresh_journal_health()
+            view = self.view()
+            log.info("game %s started: %dx%d komi %s", game_id, size, size, komi / 2)
+            self.bus.publish("game_started", {"game_id": int(game_id), "size": size,
+                                              "komi": komi, "players": list(players),
+                                              "opening": opening})
+            await self._show_leds()
+            return view
+
+    async def play(
+        self, ply: Ply, *, source: str, uncertain: bool = False,
+        alternatives: tuple[Ply, ...] = (), margin: float | None = None,
+    ) -> Ply:
+        """Record one ply (from the camera, a candidate pick or typed by hand)."""
+        async with self.lock:
+            return await self._play_locked(ply, source=source, uncertain=uncertain,
+                                           alternatives=alternatives, margin=margin)
+
+    async def _play_locked(self, ply, *, source, uncertain=False, alternatives=(), margin=None):
+        played = await asyncio.to_thread(self.session.play, ply, uncertain=uncertain,
+                                         alternatives=alternatives)
+        self.problem = {}
+        if source != "camera" and self.camera is not None:
+            self.camera.resync()
+        await self._after_ply(played, source=source, uncertain=uncertain, margin=margin)
+        return played
+
+    async def _after_ply(self, played: Ply, *, source: str, uncertain: bool,
+                         margin: float | None) -> None:
+        position = self.session.position
+        number = position.ply_count
+        log.info("ply %d %s (%s)", number, played.ptn(), source)
+        self.bus.publish("ply_committed", {
+            "game_id": int(self.session.game_id), "number": number, "ptn": played.ptn(),
+            "player": (number - 1) % 2, "source": source, "uncertain": uncertain,
+            "margin": margin, "tps": position.tps(),
+        })
+        await self._show_leds()
+        result = self.session.result
+        if result is not None:
+            outcome = position.outcome()
+            road = None
+            if outcome is not None and outcome.reason == "road" and outcome.winner is not None:
+                road = position.road(outcome.winner)
+            self.bus.publish("game_ended", {"game_id": int(self.session.game_id),
+                                            "result": result, "road": road})
+
+    async def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity:
+        """The camera saw a change several plies explain: hold it and ask the players."""
+        async with self.lock:
+            pending = self.session.ambiguity
+            if pending is not None and pending.candidates == list(candidates):
+                return pending  # the same question, still on the board: do not ask twice
+            amb = self.session.ask(candidates, scores)
+            self.bus.publish("ambiguity", {"id": amb.id,
+                                           "candidates": [c.ptn() for c in candidates],
+                                           "scores": [round(s, 4) for s in scores]})
+            await self._show_leds()
+            return amb
+
+    async def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> Ply:
+        async with self.lock:
+            played, pending = await asyncio.to_thread(self.session.resolve, ambiguity_id, choice)
+            self.problem = {}
+            if self.camera is not None:
+                self.camera.resync()
+            self.bus.publish("ambiguity_resolved", {"id": pending.id, "ptn": played.ptn()})
+            await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
+            return played
+
+    async def take_back(self, n: int = 1, *, source: str = "manual") -> list[str]:
+        async with self.lock:
+            undone = await asyncio.to_thread(self.session.take_back, n)
+            self.problem = {}
+            position = self.session.position
+            self.bus.publish("ply_taken_back", {"game_id": int(self.session.game_id),
+                                                "plies": undone, "ply_count": position.ply_count,
+                                                "tps": position.tps(), "source": source})
+            if self.camera is not None:
+                self.camera.resync()
+            await self._show_leds()
+            return undone
+
+    async def finish(self, result: str, reason: str) -> str:
+        async with self.lock:
+            await asyncio.to_thread(self.session.finish, result)
+            self.problem = {}
+            self.bus.publish("game_ended", {"game_id": int(self.session.game_id),
+                                            "result": result, "reason": reason, "road": None})
+            await self._show_leds()
+            return result
+
+    async def set_tags(self, tags: dict[str, str | None]) -> dict[str, str]:
+        async with self.lock:
+            await asyncio.to_thread(self.session.set_tags, tags)
+            record = self.session.journal.game(self.session.game_id)
+            self.bus.publish("tags_changed", {"game_id": int(record.id), "tags": record.tags})
+            return dict(record.tags)
+
+    async def hint(self) -> dict[str, Any]:
+        if self.hinter is None:
+            raise UnavailableError("no hint engine is configured on this board")
+        async with self.lock:
+            position = self.session._open_position().copy()
+        ptn, info = await self.hinter.best_ply(position)
+        self.bus.publish("hint", {"ptn": ptn, **info})
+        if self.leds is not None:
+            await self.leds.show("hint", ply=Ply.from_ptn(ptn))
+        return {"ptn": ptn, **info}
+
+    async def set_brightness(self, brightness: int) -> None:
+        if self.leds is None:
+            raise UnavailableError("no LED board on this service (serial = none)")
+        await self.leds.set_brightness(brightness)
+        self.bus.publish("leds", self.leds.lit())
+
+    # --- reports from the camera side ----------------------------------------------------------
+    async def report_problem(self, kind: str, squares: list[str], why: str) -> None:
+        """`kind` is "desync" (board matches nothing reachable) or "illegal" (a change no legal
+        ply explains). Recording waits until the board matches again."""
+        async with self.lock:
+            problem = {"kind": kind, "squares": sorted(squares), "why": why}
+            if problem == self.problem:
+                return
+            self.problem = problem
+            event = "desync" if kind == "desync" else "illegal_state"
+            self.bus.publish(event, {**problem, "expected_tps": self.session.position.tps()})
+            log.warning("%s: %s (squares %s)", kind, why, ", ".join(sorted(squares)) or "-")
+            await self._show_leds()
+
+    async def report_in_sync(self) -> None:
+        async with self.lock:
+            if not self.problem:
+                return
+            self.problem = {}
+            self.bus.publish("in_sync", {"tps": self.session.position.tps()})
+            await self._show_leds()
+
+    # --- LEDs ----------------------------------------------------------------------------------
+    async def _show_leds(self) -> None:
+        if self.leds is None or self.session.position is None:
+            return
+        position = self.session.position
+        if self.problem:
+            await self.leds.show(self.problem["kind"], squares=self.problem["squares"],
+                                 position=position)
+        elif self.session.ambiguity is not None:
+            squares = sorted({sq for c in self.session.ambiguity.candidates
+                              for sq in c.squares(position.size)})
+            await self.leds.show("ambiguity", squares=squares, position=position)
+        elif (outcome := position.outcome()) is not None and outcome.reason == "road":
+            await self.leds.show("road", road=position.road(outcome.winner) or [],
+                                 winner=outcome.winner, position=position)
+        elif position.last_ply is not None:
+            await self.leds.show("last_move", ply=position.last_ply, position=position)
+        else:
+            await self.leds.show("idle", position=position)
+        self.bus.publish("leds", self.leds.lit())
+
+    def _refresh_journal_health(self) -> None:
+        try:
+            self.health.journal.games = len(self.session.journal.games())
+            self.health.journal.state, self.health.journal.error = "ok", ""
+        except Exception as exc:  # a broken disk is reported on /api/health, not raised here
+            self.health.journal.state, self.health.journal.error = "error", str(exc)
+
+    def require_game(self) -> None:
+        if self.session.game_id is None:
+            raise NoGameError("no game in progress: start one with POST /api/games")

@@ -1,0 +1,476 @@
+"""The camera side of the board: frames in, decisions out.
+
+    frame source --read()--> BoardReader (vision) --BoardReading--> Tracker (tracking) -->
+    BoardService
+
+`CameraPipeline` runs as one asyncio task. Frame grabs and the heavy per-frame work (reading the
+board,
+scoring plies) run in a worker thread so the web page stays responsive. The tracker works on its own
+copy of the position; whenever the game changes by any other way (a ply typed on the page, a
+takeback,
+a new game) the board calls `resync()` and the tracker is rebuilt from the game before the next
+frame.
+
+A camera that stops delivering frames is reported (health + a `camera` event), recording pauses, the
+source is reopened with a capped backoff, and recording resumes by itself when frames come back.
+
+`VirtualTableSource` is the simulated twin of a camera for `--sim`: the vision package's simulated
+camera filming the virtual board (pieces, the hand, the LEDs as lit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from controller.service.config import Settings
+from controller.service.virtual_board import VirtualBoard
+from controller.tracking import (
+    Ask,
+    Commit,
+    Desync,
+    GameOver,
+    Illegal,
+    Resynced,
+    Takeback,
+    Tracker,
+    TrackerConfig,
+)
+
+if TYPE_CHECKING:
+    from controller.service.board import BoardService
+
+log = logging.getLogger(__name__)
+
+FAILURES_BEFORE_REOPEN = 3
+BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+JPEG_MAX_WIDTH = 960
+COLOURS = ("light", "dark")
+KINDS = ("flat", "wall", "cap")
+
+
+class CameraUnavailable(RuntimeError):
+    """The camera cannot be opened now (unplugged, busy, no permission); the message says which."""
+
+
+# --------------------------------------------------------------------------------------------------
+# the simulated camera over the virtual table
+class VirtualTableSource:
+    """`read() -> (ok, frame)` like a real camera, rendering the virtual board as it is now.
+
+    `lit()` gives the LEDs as lit (square -> "#rrggbb"), so the glow under the squares is filmed
+    too.
+    `unplug()` / `plug()` simulate pulling the USB cable: reads fail and reopening is refused.
+    """
+
+    def __init__(self, table: VirtualBoard, *, seed: int = 11, tilt_deg: float = 30.0,
+                 width: int | None = 960, height: int | None = 540,
+                 lit: Callable[[], dict[str, str]] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.table = table
+        self.seed, self.tilt_deg = seed, tilt_deg
+        self.width, self.height = width, height
+        self.lit = lit or dict
+        self.clock = clock
+        self.error: str | None = None
+        self.description = f"sim:seed={seed}:tilt={tilt_deg}"
+        self.plugged = True
+        self.last_version = -1  # the table version the last frame showed
+        self.last_hand = False
+        self._source = None
+        self._size = None
+
+    def _open(self, size: int):
+        from vision.sim import Scene, SimCameraSource, random_setup
+
+        # a seeded installation: room, lamp light and a camera pose tilted `tilt_deg` from vertical
+        camera, look = random_setup(self.seed, size, tilt_deg=self.tilt_deg)
+        if self.width and self.height:
+            camera = camera.with_resolution(self.width, self.height)
+        self._source = SimCameraSource(Scene(size), camera, look, seed=self.seed, clock=self.clock)
+        self._size = size
+
+    def scene(self):
+        from vision.sim import Hand, Scene
+
+        table = self.table.scene()
+        stacks = {sq: [(COLOURS[p], KINDS[s]) for p, s in st] for sq, st in table.stacks.items()}
+        hands = []
+        if table.hand_over:
+            tallest = max((len(st) for st in table.stacks.values()), default=0)
+            centre = table.size / 2
+            hands.append(Hand(tip=(centre, centre * 0.9), from_side="south",
+                              height=1.0 + 0.15 * tallest))
+        leds = {}
+        for square, colour in self.lit().items():
+            r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+            leds[square] = (b, g, r)
+        return Scene(table.size, stacks, hands, leds)
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if not self.plugged:
+            self.error = "simulated camera unplugged"
+            return False, None
+        version = self.table.version
+        scene = self.scene()
+        if self._source is None or scene.size != self._size:
+            self._open(scene.size)
+        self._source.scene = scene
+        ok, frame = self._source.read()
+        self.error = self._source.error
+        self.last_version, self.last_hand = version, bool(scene.hands)
+        return ok, frame
+
+    def release(self) -> None:
+        pass
+
+    def empty_frame(self) -> np.ndarray | None:
+        """The same camera over the same table with nothing on the board: the reader's reference
+        for the bare board (on real hardware it is taken when a game starts on an empty board)."""
+        from vision.sim import Scene
+
+        size = self.table.size
+        if self._source is None or size != self._size:
+            self._open(size)
+        saved = self._source.scene
+        self._source.scene = Scene(size)
+        try:
+            ok, frame = self._source.read()
+        finally:
+            self._source.scene = saved
+        return frame if ok else None
+
+    def unplug(self) -> None:
+        self.plugged = False
+
+    def plug(self) -> None:
+        self.plugged = True
+
+
+def open_frame_source(settings: Settings, table: VirtualBoard | None,
+                      lit: Callable[[], dict[str, str]] | None = None) -> Callable[[], Any]:
+    """A factory that opens the configured camera (called again to reopen after a failure)."""
+    if settings.camera == "sim":
+        if table is None:
+            raise ValueError("camera = sim needs the virtual board (run with --sim)")
+        source = VirtualTableSource(table, lit=lit)
+
+        def open_sim():
+            if not source.plugged:
+                raise CameraUnavailable("simulated camera unplugged")
+            return source
+
+        open_sim.sim_source = source  # type: ignore[attr-defined]
+        return open_sim
+
+    def open_real():
+        from vision.sources import FrameSourceError, open_source
+
+        try:
+            return open_source(settings.camera)
+        except FrameSourceError as exc:
+            raise CameraUnavailable(str(exc)) from exc
+
+    return open_real
+
+
+# --------------------------------------------------------------------------------------------------
+class CameraPipeline:
+    def __init__(self, open_source: Callable[[], Any], *, settings: Settings, clock,
+                 reader_factory: Callable[..., Any] | None = None,
+                 tracker_config: TrackerConfig | None = None) -> None:
+        self._open_source = open_source
+        self.settings = settings
+        self.clock = clock
+        self.period = 1.0 / settings.fps
+        self._reader_factory = reader_factory
+        self.tracker_config = tracker_config or TrackerConfig()
+        self.board: BoardService | None = None
+        self.source = None
+        self.reader = None
+        self.tracker: Tracker | None = None
+        self._corners: np.ndarray | None = None
+        # A frame of the bare board for the reader (lighting and wood without pieces). Kept in the
+        # data dir so a restart mid-game still has it.
+        self.reference_path = settings.data_path / "empty-board.png"
+        self.reference: np.ndarray | None = None
+        if self.reference_path.exists():
+            self.reference = cv2.imread(str(self.reference_path))
+        self._resync = True
+        self._want_reference = False
+        self._frame_shape: tuple[int, int] | None = None
+        self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
+        self._task: asyncio.Task | None = None
+        self._frame_lock = threading.Lock()
+        self._latest: np.ndarray | None = None
+        self._latest_index = 0
+        self._jpeg: tuple[int, bytes] | None = None
+        self._last_reading = None
+        self._overlay: dict[str, Any] = {}
+        self.frames_read = 0
+        # observers (the benchmark): called with (event_name, monotonic_time, detail)
+        self.observers: list[Callable[[str, float, Any], None]] = []
+
+    @property
+    def sim_source(self) -> VirtualTableSource | None:
+        return getattr(self._open_source, "sim_source", None)
+
+    # --- control from the board ----------------------------------------------------------------
+    async def start(self, board: BoardService) -> None:
+        self.board = board
+        self._task = asyncio.create_task(self._run(), name="camera")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self.source is not None:
+            self.source.release()
+
+    def resync(self, *, new_game: bool = False) -> None:
+        """The game changed by another way than the camera: rebuild the tracker before next
+        frame. A new game (an empty board) also renews the reader's picture of the bare board."""
+        self._resync = True
+        if new_game:
+            self._want_reference = True
+
+    def calibrate(self, corners: list[tuple[float, float]]) -> None:
+        """Four grid corners in pixels of the served JPEG (a1, last file rank 1, far, a last rank),
+        or [] for markers again. The reader is rebuilt with them at the next frame."""
+        if corners:
+            # the page taps on /api/camera/frame.jpg, which may be scaled down from the frame
+            pts = np.asarray(corners, dtype=np.float64) / self._jpeg_scale
+            a, b, c, d = pts
+            (x1, y1), (x2, y2) = c - a, d - b
+            area = 0.5 * abs(x1 * y2 - y1 * x2)
+            if area < 100:
+                from controller.service.errors import BadRequestError
+
+                raise BadRequestError(f"corners {corners} enclose almost no area ({area:.0f} px²): "
+                                      "tap the four grid corners in order")
+            self._corners = pts
+        else:
+            self._corners = None
+        self.reader = None
+
+    # --- reading for the web -------------------------------------------------------------------
+    def latest_jpeg(self) -> bytes | None:
+        with self._frame_lock:
+            frame, index = self._latest, self._latest_index
+        if frame is None:
+            return None
+        cached = self._jpeg
+        if cached is not None and cached[0] == index:
+            return cached[1]
+        scale = min(1.0, JPEG_MAX_WIDTH / frame.shape[1])
+        if scale < 1.0:
+            frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        if not ok:
+            return None
+        self._jpeg = (index, buf.tobytes())
+        return self._jpeg[1]
+
+    def overlay(self) -> dict[str, Any]:
+        return self._overlay
+
+    # --- the loop ------------------------------------------------------------------------------
+    def _notify(self, name: str, detail: Any = None) -> None:
+        for observer in self.observers:
+            observer(name, time.monotonic(), detail)
+
+    async def _run(self) -> None:
+        board = self.board
+        health = board.health.camera
+        failures, attempt = 0, 0
+        while True:
+            started = self.clock.monotonic()
+            if self.source is None:
+                try:
+                    self.source = await asyncio.to_thread(self._open_source)
+                    health.state = "starting"
+                    attempt = 0
+                except Exception as exc:
+                    await self._camera_down("retrying", str(exc))
+                    await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+                    attempt += 1
+                    continue
+            ok, frame = await asyncio.to_thread(self.source.read)
+            if not ok or frame is None:
+                failures += 1
+                why = getattr(self.source, "error", None) or "no frame"
+                await self._camera_down("no_frames", why)
+                if failures >= FAILURES_BEFORE_REOPEN:
+                    self.source.release()
+                    self.source, failures = None, 0
+                await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+                attempt += 1
+                continue
+            failures = 0
+            now = self.clock.monotonic()
+            if health.state != "ok":
+                was = health.state
+                health.frame(now)
+                if was != "starting":
+                    log.info("camera delivers frames again: recording resumes")
+                    self._resync = True
+                board.health.recording = "recording"
+                board.bus.publish("camera", health.as_dict(now))
+            else:
+                health.frame(now)
+            self.frames_read += 1
+            with self._frame_lock:
+                self._latest, self._latest_index = frame, self._latest_index + 1
+            self._frame_shape = frame.shape[:2]
+            self._notify("frame", getattr(self.source, "last_version", None))
+            try:
+                await self._process(frame, now)
+            except Exception:
+                log.exception("camera frame %d could not be processed", self.frames_read)
+            elapsed = self.clock.monotonic() - started
+            await asyncio.sleep(max(0.0, self.period - elapsed))
+
+    async def _camera_down(self, state: str, why: str) -> None:
+        board = self.board
+        health = board.health.camera
+        if health.state != state or health.error != why:
+            first = health.state in ("ok", "starting", "absent")
+            health.state, health.error = state, why
+            board.health.recording = "paused"
+            (log.warning if first else log.debug)("camera %s: %s; recording paused", state, why)
+            board.bus.publish("camera", health.as_dict(self.clock.monotonic()))
+
+    async def _process(self, frame: np.ndarray, now: float) -> None:
+        board = self.board
+        session = board.session
+        async with board.lock:  # the game is only read between two complete changes
+            size = session.position.size if session.position is not None else self.settings.size
+            empty_game = session.position is not None and not session.position.stacks()
+        if self.reader is not None and self.reader.size != size:
+            self.reader = None
+        if self.reader is None or (empty_game and self._want_reference):
+            self._take_reference(frame, size, empty_game)
+            self.reader = self._make_reader(size)
+        lit = self._lit_bgr()
+        t0 = time.perf_counter()
+        reading = await asyncio.to_thread(self.reader.read, frame, lit)
+        latency_ms = (time.perf_counter() - t0) * 1000
+        board.health.vision.reading(latency_ms, reading.board_found, reading.occluded,
+                                    reading.reason)
+        self._last_reading = reading
+        self._overlay = self._make_overlay(frame, reading)
+        async with board.lock:
+            if session.position is None or session.result is not None:
+                return
+            if self._resync or self.tracker is None:
+                self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config)
+                self._resync = False
+        tracker = self.tracker
+        decisions = await asyncio.to_thread(tracker.step, reading, now)
+        if decisions:
+            self._notify("decisions", decisions)
+        for decision in decisions:
+            if self._resync or tracker is not self.tracker:
+                break  # the game changed while the frame was being judged: judge the next one
+            await self._apply(decision)
+
+    def _take_reference(self, frame: np.ndarray, size: int, empty_game: bool) -> None:
+        """Remember the bare board: from the simulator directly, else the first frame of a game
+        that has no pieces yet (a new game starts on an empty board)."""
+        sim = self.sim_source
+        reference = None
+        if sim is not None:
+            reference = sim.empty_frame()
+        elif empty_game:
+            reference = frame
+        if reference is not None:
+            self.reference = reference
+            cv2.imwrite(str(self.reference_path), reference)
+        self._want_reference = False
+
+    def _make_reader(self, size: int):
+        reference = self.reference
+        if reference is not None and reference.shape[:2] != self._frame_shape:
+            reference = None  # another camera or resolution: useless
+        if self._reader_factory is not None:
+            return self._reader_factory(size, corners=self._corners, reference=reference)
+        from vision.reader import BoardReader
+
+        return BoardReader(size, corners=self._corners, reference=reference)
+
+    def _lit_bgr(self) -> dict[str, tuple[int, int, int]] | None:
+        leds = self.board.leds
+        if leds is None:
+            return None
+        out = {}
+        for square, light in leds.lit().get("squares", {}).items():
+            colour = light.get("colour", "#000000")
+            if light.get("effect") == "off" or colour == "#000000":
+                continue
+            r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+            out[square] = (b, g, r)
+        return out
+
+    async def _apply(self, decision) -> None:
+        board = self.board
+        match decision:
+            case Commit(ply=ply, margin=margin):
+                try:
+                    await board.play(ply, source="camera", margin=margin)
+                except Exception as exc:
+                    log.warning("camera ply %s not recorded (%s): re-reading the board",
+                                ply.ptn(), exc)
+                    self._resync = True
+            case Ask(candidates=candidates):
+                await board.ask([c.ply for c in candidates], [c.cost for c in candidates])
+            case Takeback(n=n):
+                await board.take_back(n, source="camera")
+            case Illegal(squares=squares):
+                await board.report_problem("illegal", list(squares),
+                                           "no legal ply explains the board")
+            case Desync(expected=expected, squares=squares):
+                await board.report_problem("desync", list(squares),
+                                           f"the board should show {expected}")
+            case Resynced():
+                await board.report_in_sync()
+            case GameOver():
+                pass  # the journal closed the game when the ending ply was recorded
+
+    def _make_overlay(self, frame: np.ndarray, reading) -> dict[str, Any]:
+        h, w = frame.shape[:2]
+        scale = min(1.0, JPEG_MAX_WIDTH / w)
+        self._jpeg_scale = scale
+        out: dict[str, Any] = {"width": round(w * scale), "height": round(h * scale),
+                               "board_found": reading.board_found, "occluded": reading.occluded,
+                               "reason": reading.reason,
+                               "manual_corners": self._corners is not None}
+        pose = getattr(self.reader, "pose", None)
+        if not reading.board_found or pose is None:
+            return out
+        n = reading.size
+        corners = np.asarray(pose.grid_corners_img(), dtype=float) * scale
+        out["grid"] = [[round(x, 1), round(y, 1)] for x, y in corners]
+        lines = []
+        for i in range(1, n):
+            for a, b in (((i, 0), (i, n)), ((0, i), (n, i))):
+                ends = np.array([[*a, 0.0], [*b, 0.0]])
+                pts = np.asarray(pose.project(ends), dtype=float) * scale
+                lines.append([[round(pts[0][0], 1), round(pts[0][1], 1)],
+                              [round(pts[1][0], 1), round(pts[1][1], 1)]])
+        out["lines"] = lines
+        squares = {}
+        for name, sq in reading.squares.items():
+            f, r = "abcdefgh".index(name[0]), int(name[1:]) - 1
+            centre = np.asarray(pose.project(np.array([[f + 0.5, r + 0.5, 0.0]])), dtype=float)
+            centre = centre.reshape(-1)[:2] * scale
+            squares[name] = {"center": [round(centre[0], 1), round(centre[1], 1)],
+                             "label": sq.label(), "confidence": round(sq.confidence, 3)}
+        out["squares"] = squares
+        return out

@@ -1,0 +1,169 @@
+"""The game in progress: the rules engine's `Position` kept in step with the journal.
+
+Every change goes to the journal first (durable), then to the in-memory position, so a crash between
+the two can only lose what was never reported. On start the newest unfinished game in the journal is
+resumed, which is what makes `kill -9` harmless.
+
+Synchronous and single-threaded by design: `BoardService` serialises calls with its lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.service.errors import GameOverError, NoGameError, NotFoundError, NothingPendingError
+from controller.store import GameId, GameRecord, Journal
+from controller.tak import IllegalPlyError, Outcome, Ply, Position
+
+
+@dataclass
+class Ambiguity:
+    """The board changed in a way more than one legal ply explains; a human picks one."""
+
+    id: int
+    candidates: list[Ply]
+    scores: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RecordedPly:
+    number: int  # 1-based
+    ptn: str
+    player: int  # who played it (its colour may differ on plies 1-2)
+    uncertain: bool
+
+
+class GameSession:
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.game_id: GameId | None = None
+        self.position: Position | None = None
+        self.ambiguity: Ambiguity | None = None
+        self._ambiguity_seq = 0
+
+    # --- lifecycle -----------------------------------------------------------------------------
+    def resume(self) -> bool:
+        """Pick up the newest unfinished game from the journal. True if there was one."""
+        open_games = self.journal.in_progress()
+        if not open_games:
+            return False
+        self.game_id = open_games[0].id
+        self.position = self.journal.position(self.game_id)
+        return True
+
+    def new_game(
+        self, *, size: int, komi: int, players: tuple[str, str], opening: str,
+        tags: dict[str, str] | None = None,
+    ) -> GameId:
+        """Start a game; an unfinished previous game is closed as aborted ("0-0")."""
+        if self.game_id is not None and self.result is None:
+            self.journal.finish(self.game_id, "0-0")
+        position = Position(size, komi=komi, opening=opening)  # vets size/komi/opening first
+        self.game_id = self.journal.new_game(
+            size=size, komi=komi, players=players, opening=opening, tags=tags
+        )
+        self.position = position
+        self.ambiguity = None
+        return self.game_id
+
+    def forget(self, game_id: GameId) -> None:
+        """The game was deleted from the library: if it was the current one, there is none now."""
+        if self.game_id == game_id:
+            self.game_id, self.position, self.ambiguity = None, None, None
+
+    # --- plies ---------------------------------------------------------------------------------
+    def play(self, ply: Ply, *, uncertain: bool = False, alternatives: tuple[Ply, ...] = ()) -> Ply:
+        """Check, journal, then apply one ply. Raises IllegalPlyError quoting ply and TPS."""
+        position = self._open_position()
+        if ply not in position.legal_plies:
+            # play() on a copy gives the engine's own message (why it is illegal)
+            position.copy().play(ply)
+            raise IllegalPlyError(f"{ply.ptn()} is not legal in {position.tps()}")
+        self.journal.append_ply(self.game_id, ply, uncertain=uncertain, alternatives=alternatives)
+        played = position.push(ply)
+        self.ambiguity = None
+        outcome = position.outcome()
+        if outcome is not None:
+            self.journal.finish(self.game_id, outcome)
+        return played
+
+    def take_back(self, n: int = 1) -> list[str]:
+        position = self._open_position()
+        if not 1 <= n <= position.ply_count:
+            raise NotFoundError(f"cannot take back {n} plies: the game has {position.ply_count}")
+        undone = self.journal.undo_plies(self.game_id, n)
+        for _ in range(n):
+            position.pop()
+        self.ambiguity = None
+        return [entry.ply.ptn() for entry in undone]
+
+    def finish(self, result: str) -> str:
+        self._open_position()
+        Outcome.from_result(result)
+        self.journal.finish(self.game_id, result)
+        self.ambiguity = None
+        return result
+
+    def set_tags(self, tags: dict[str, str | None]) -> None:
+        self._position()
+        self.journal.set_tags(self.game_id, **tags)
+
+    # --- ambiguity -----------------------------------------------------------------------------
+    def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity:
+        self._ambiguity_seq += 1
+        self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores))
+        return self.ambiguity
+
+    def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> tuple[Ply, Ambiguity]:
+        """Play the chosen candidate (an index) or a ply typed by hand instead."""
+        pending = self.ambiguity
+        if pending is None:
+            raise NothingPendingError("no ambiguous ply is waiting to be confirmed")
+        if ambiguity_id is not None and ambiguity_id != pending.id:
+            raise NothingPendingError(
+                f"ambiguity {ambiguity_id} was already resolved; the pending one is {pending.id}"
+            )
+        if isinstance(choice, int):
+            if not 0 <= choice < len(pending.candidates):
+                raise NotFoundError(
+                    f"candidate {choice} does not exist: there are {len(pending.candidates)} "
+                    f"(0..{len(pending.candidates) - 1})"
+                )
+            ply = pending.candidates[choice]
+        else:
+            ply = choice
+        others = tuple(c for c in pending.candidates if c != ply)
+        return self.play(ply, alternatives=others), pending
+
+    # --- views ---------------------------------------------------------------------------------
+    @property
+    def result(self) -> str | None:
+        if self.game_id is None:
+            return None
+        return self.journal.game(self.game_id).result
+
+    def plies(self) -> list[RecordedPly]:
+        if self.game_id is None:
+            return []
+        return self.plies_of(self.journal.game(self.game_id))
+
+    @staticmethod
+    def plies_of(record: GameRecord) -> list[RecordedPly]:
+        out = []
+        for entry in record.plies:
+            # plies 1 and 2 place the opponent's flat, but the mover is still white then black
+            out.append(RecordedPly(entry.number, entry.ply.ptn(), (entry.number - 1) % 2,
+                                   entry.uncertain))
+        return out
+
+    def _position(self) -> Position:
+        if self.game_id is None or self.position is None:
+            raise NoGameError("no game in progress: start one with POST /api/games")
+        return self.position
+
+    def _open_position(self) -> Position:
+        position = self._position()
+        result = self.result
+        if result is not None:
+            raise GameOverError(f"game {self.game_id} is over ({result}); start a new game")
+        return position

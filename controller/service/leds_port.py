@@ -1,0 +1,184 @@
+"""The LED side of the board: scenes chosen by the board, sent over the serial link, acks watched.
+
+`LedBoard` wraps `controller.leds.LedLink` (the link owns reconnecting: a pulled cable or a reset
+board comes back by itself) and, for `--sim`, starts the real firmware under emulation first
+(`controller.leds.emulator.EmulatedBoard`: simavr, or the host build when simavr is missing).
+
+Sending never blocks the board: `show` hands the newest picture to the link (latest wins) and
+returns;
+the link's ack arrives later on a future, which updates the health and the "leds" event. So a dead
+link costs the game nothing but the lights.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.leds import scenes
+from controller.leds.frame import Animation, Effect, LedFrame
+from controller.leds.layout import DEFAULT_CONFIG_PATH, LedConfig, load_config
+from controller.leds.link import LedLink
+from controller.leds.reconnect import LinkState
+from controller.service.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+def led_config(settings: Settings) -> LedConfig:
+    if settings.layout:
+        return load_config(settings.layout)
+    if settings.serial == "sim":
+        # the emulated board is as big as the biggest game, so every size fits on it
+        return LedConfig(size=8, brightness=settings.brightness)
+    if Path(DEFAULT_CONFIG_PATH).exists():
+        return load_config(DEFAULT_CONFIG_PATH)
+    return LedConfig(brightness=settings.brightness)
+
+
+def describe_light(light) -> dict[str, Any]:
+    return {"colour": light.colour.hex(), "effect": light.effect.value,
+            "period_ms": light.period_ms}
+
+
+class LedBoard:
+    def __init__(self, settings: Settings, *, clock=None,
+                 emulator_factory: Callable[..., Any] | None = None) -> None:
+        self.settings = settings
+        self.config = led_config(settings)
+        self.brightness = settings.brightness
+        self.emulator = None
+        self._emulator_factory = emulator_factory
+        self.link: LedLink | None = None
+        self.health = None  # BoardService.health.link, set by attach()
+        self.scene = "none"
+        self.picture: LedFrame | Animation | None = None
+        self.size = settings.size
+        self._acked_generation = 0
+        self._sent_generation = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._on_change: Callable[[], None] | None = None
+        # the benchmark and tests watch acks: (generation, monotonic time)
+        self.ack_observers: list[Callable[[int, float], None]] = []
+
+    def attach(self, link_health, on_change: Callable[[], None]) -> None:
+        self.health = link_health
+        self._on_change = on_change
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        port = self.settings.serial
+        if port == "sim":
+            from controller.leds.emulator import EmulatedBoard
+
+            factory = self._emulator_factory or EmulatedBoard
+            self.emulator = factory(baud=self.config.baud)
+            await asyncio.to_thread(self.emulator.start)
+            port = self.emulator.port
+            log.info("emulated LED board (%s) on %s", self.emulator.kind, port)
+        self.link = LedLink(None if port == "auto" else port, config=self.config)
+        self.link.set_brightness(self.brightness)
+        self.link.start()
+        if self.health is not None:
+            self.health.port = self.settings.serial if port == self.settings.serial else \
+                f"{self.settings.serial} ({port})"
+
+    async def stop(self) -> None:
+        if self.link is not None:
+            await asyncio.to_thread(self.link.stop)
+        if self.emulator is not None:
+            await asyncio.to_thread(self.emulator.close)
+
+    # --- pictures ------------------------------------------------------------------------------
+    async def show(self, scene: str, **kw: Any) -> None:
+        position = kw.get("position")
+        size = position.size if position is not None else self.size
+        self.size = size
+        picture = self._picture(scene, size, kw)
+        self.scene, self.picture = scene, picture
+        if self.link is None:
+            return
+        self._sent_generation += 1
+        generation = self._sent_generation
+        future = self.link.set_frame(picture)
+        loop = self._loop
+        future.add_done_callback(
+            lambda f: loop.call_soon_threadsafe(self._settled, generation, f))
+
+    def _picture(self, scene: str, size: int, kw: dict[str, Any]) -> LedFrame | Animation:
+        position = kw.get("position")
+        match scene:
+            case "last_move":
+                return scenes.last_move(size, kw["ply"])
+            case "hint":
+                return scenes.hint(size, kw["ply"])
+            case "illegal":
+                last = position.last_ply if position is not None else None
+                return scenes.illegal(size, kw.get("squares", []), last)
+            case "desync":
+                return scenes.resync(size, kw.get("squares", []))
+            case "ambiguity":
+                # the squares any candidate touches pulse: "look here, then tell the page"
+                return scenes.resync(size, kw.get("squares", []))
+            case "road":
+                return scenes.road_win(size, kw.get("road", []), kw.get("winner", 0))
+            case _:
+                return scenes.idle(size)
+
+    def _settled(self, generation: int, future) -> None:
+        error = future.exception()
+        now = time.monotonic()
+        if error is None:
+            self._acked_generation = max(self._acked_generation, generation)
+            for observer in self.ack_observers:
+                observer(generation, now)
+        self.refresh_health(error)
+        if self._on_change is not None:
+            self._on_change()
+
+    def refresh_health(self, error: BaseException | None = None) -> None:
+        if self.health is None or self.link is None:
+            return
+        h = self.link.health()
+        self.health.state = {LinkState.READY: "ready", LinkState.STOPPED: "absent",
+                             LinkState.DISCONNECTED: "lost"}.get(h.state, "connecting")
+        self.health.frames_acked = h.frames_acked
+        if h.firmware is not None:
+            self.health.firmware = h.firmware.firmware_version
+        self.health.error = h.last_error or (str(error) if error else "")
+
+    async def set_brightness(self, brightness: int) -> None:
+        self.brightness = brightness
+        if self.link is not None:
+            self.link.set_brightness(brightness)
+
+    def lit(self) -> dict[str, Any]:
+        """The picture as the firmware shows it (for an animation: its resting frame)."""
+        self.refresh_health()
+        picture = self.picture
+        frame = picture.steps[0][0] if isinstance(picture, Animation) else picture
+        squares = {}
+        if frame is not None:
+            squares = {sq: describe_light(light) for sq, light in frame.lit().items()
+                       if light.effect is not Effect.OFF}
+        return {"scene": self.scene, "brightness": self.brightness, "size": self.size,
+                "acked": self._acked_generation == self._sent_generation and self.link is not None,
+                "generation": self._sent_generation, "squares": squares}
+
+
+def probe_firmware(port: str, timeout: float) -> str:
+    """For `takboard doctor`: connect, handshake, and return the firmware's version text."""
+    link = LedLink(port)
+    link.start()
+    try:
+        if not link.wait_ready(timeout):
+            health = link.health()
+            raise RuntimeError(health.last_error or f"no handshake within {timeout} s")
+        info = link.health().firmware
+        return f"{info.firmware_version} (protocol {info.protocol_version}, {info.led_count} LEDs)"
+    finally:
+        link.stop()

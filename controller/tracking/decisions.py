@@ -1,0 +1,65 @@
+"""What the tracker decides, as plain data. The service (or the offline recorder) acts on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.tak import Outcome, Ply
+
+
+@dataclass(frozen=True)
+class Candidate:
+    ply: Ply
+    cost: float  # disagreement with the reading; lower is better
+
+
+@dataclass(frozen=True)
+class Commit:
+    """`ply` was played; `margin` = runner-up cost minus this ply's cost (how clearly it won)."""
+
+    ply: Ply
+    margin: float
+    number: int  # 1-based ply number in the game
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Several plies explain the board about equally well, best first. `Tracker.accept` resolves."""
+
+    candidates: tuple[Candidate, ...]
+    reason: str = ""  # why, when it is not just close scores (e.g. the board was unmatched before)
+
+
+@dataclass(frozen=True)
+class Takeback:
+    """The board went back `n` plies (to a position of the last 20): those plies are undone."""
+
+    n: int
+
+
+@dataclass(frozen=True)
+class Illegal:
+    """The still board matches no legal ply and no recent position; these squares look wrong."""
+
+    squares: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Desync:
+    """Unmatched for too long: recording stopped until the board shows `expected` (TPS) again."""
+
+    expected: str
+    squares: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resynced:
+    """The board matches the game again after an `Illegal` or `Desync`."""
+
+
+@dataclass(frozen=True)
+class GameOver:
+    outcome: Outcome
+
+
+Decision = Commit | Ask | Takeback | Illegal | Desync | Resynced | GameOver

@@ -1,0 +1,139 @@
+"""What a reading says about each square, as probabilities to average and score.
+
+vision reports, per square, a best guess plus confidences (`vision.reading.SquareReading`). Tracking
+turns each guess into soft evidence:
+
+    p_occupied      probability the square holds at least one piece
+    p_light         probability the top piece is light (player 1), given the square is occupied
+    p_kind          probabilities of the top piece being a flat / wall / capstone
+    height          estimated stack height (pieces) and how much to trust it (0 = not at all)
+
+A confidence c for a reported value v means "v with probability c"; the rest of the probability is
+spread over the other values. Averaging these over the frames of a stable window gives the evidence
+that inference scores every candidate ply against. Duck-typed on purpose: anything with vision's
+attribute names works, so tracking never depends on how vision computes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+KINDS = ("flat", "wall", "cap")
+WALL_CAP_DOUBT = 0.3  # share of a wall-or-capstone call that may be the other one
+
+
+@dataclass(frozen=True)
+class SquareEvidence:
+    p_occupied: float
+    p_light: float
+    p_kind: tuple[float, float, float]  # flat, wall, cap
+    height: float
+    height_weight: float
+
+    @property
+    def occupied(self) -> bool:
+        return self.p_occupied >= 0.5
+
+    def label(self) -> str:
+        """Best guess as text: `.` empty, else height + L/D + S/C (like vision's diagrams)."""
+        if not self.occupied:
+            return "."
+        kind = "".join(k for k, p in zip(("", "S", "C"), self.p_kind, strict=True)
+                       if p == max(self.p_kind))[:1]
+        return f"{round(self.height)}{'L' if self.p_light >= 0.5 else 'D'}{kind}"
+
+
+# How far apart two frames may be on a square and still count as "the same reading".
+SAME_TOP_MIN_CONFIDENCE = 0.6
+HEIGHT_CHANGE = 2.0  # pieces: a smaller change in the reported height is not "the board changed"
+
+
+def square_evidence(square) -> SquareEvidence:
+    """One vision `SquareReading` (duck-typed) -> soft evidence."""
+    empty_conf = _clip(getattr(square, "empty_confidence", square.confidence))
+    if square.empty:
+        return SquareEvidence(
+            p_occupied=1.0 - empty_conf,
+            p_light=0.5,
+            p_kind=(1 / 3, 1 / 3, 1 / 3),
+            height=0.0,
+            height_weight=0.0,
+        )
+    color_conf = _clip(getattr(square, "color_confidence", square.confidence))
+    kind_conf = _clip(getattr(square, "kind_confidence", square.confidence))
+    height_conf = _clip(getattr(square, "height_confidence", square.confidence))
+    p_light = color_conf if square.color == "light" else 1.0 - color_conf
+    rest = (1.0 - kind_conf) / 2
+    p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
+    # A wall and a capstone are both tall and, seen from some angles, alike: a reader's call
+    # between the two is trusted only so far, so a doubtful one is asked about, never guessed.
+    wall, cap = p_kind[1], p_kind[2]
+    p_kind[1] = wall * (1 - WALL_CAP_DOUBT) + cap * WALL_CAP_DOUBT
+    p_kind[2] = cap * (1 - WALL_CAP_DOUBT) + wall * WALL_CAP_DOUBT
+    return SquareEvidence(
+        p_occupied=empty_conf,
+        p_light=p_light,
+        p_kind=tuple(p_kind),  # type: ignore[arg-type]
+        height=float(square.height),
+        height_weight=height_conf,
+    )
+
+
+def board_evidence(reading) -> dict[str, SquareEvidence]:
+    """A whole reading (vision `BoardReading`, duck-typed) -> evidence per square name."""
+    return {name: square_evidence(sq) for name, sq in reading.squares.items()}
+
+
+def average(frames: Iterable[Mapping[str, SquareEvidence]]) -> dict[str, SquareEvidence]:
+    """Mean evidence over several frames (height weighted by its own confidence)."""
+    frames = list(frames)
+    if not frames:
+        return {}
+    out: dict[str, SquareEvidence] = {}
+    for name in frames[0]:
+        items = [frame[name] for frame in frames if name in frame]
+        n = len(items)
+        p_occ = sum(e.p_occupied for e in items) / n
+        # Colour, kind and height only mean something on frames that saw a piece.
+        seen = [e for e in items if e.p_occupied >= 0.5] or items
+        m = len(seen)
+        p_light = sum(e.p_light for e in seen) / m
+        p_kind = tuple(sum(e.p_kind[i] for e in seen) / m for i in range(3))
+        weight = sum(e.height_weight for e in seen)
+        height = (
+            sum(e.height * e.height_weight for e in seen) / weight
+            if weight > 0
+            else sum(e.height for e in seen) / m
+        )
+        out[name] = SquareEvidence(p_occ, p_light, p_kind, height, weight / m)  # type: ignore[arg-type]
+    return out
+
+
+def differs(a: SquareEvidence, b: SquareEvidence) -> bool:
+    """Do two frames confidently disagree about a square? (used by the stability gate)
+
+    Only confident disagreements count, so a flickering low-confidence guess does not hold the gate
+    shut forever; a real change (a piece placed, a stack moved) is confident in both frames.
+    """
+    hi, lo = SAME_TOP_MIN_CONFIDENCE, 1 - SAME_TOP_MIN_CONFIDENCE
+    if (a.p_occupied >= hi and b.p_occupied <= lo) or (a.p_occupied <= lo and b.p_occupied >= hi):
+        return True
+    if a.p_occupied < hi or b.p_occupied < hi:
+        return False
+    if (a.p_light >= hi and b.p_light <= lo) or (a.p_light <= lo and b.p_light >= hi):
+        return True
+    ka, kb = a.p_kind.index(max(a.p_kind)), b.p_kind.index(max(b.p_kind))
+    if ka != kb and a.p_kind[ka] >= hi and b.p_kind[kb] >= hi:
+        return True
+    # Heights flicker by a piece between frames even on a still board (they are the hardest thing
+    # to read), and every real ply happens under a hand, which the gate watches for anyway.
+    return (
+        abs(a.height - b.height) >= HEIGHT_CHANGE
+        and a.height_weight >= hi
+        and b.height_weight >= hi
+    )
+
+
+def _clip(value: float) -> float:
+    return min(1.0, max(0.0, float(value)))

@@ -1,0 +1,86 @@
+"""The stability gate: a reading is considered only once the board has been still for a while.
+
+A frame passes the gate's first test when vision found the board and saw no hand and no motion
+(`reading.clean`). The gate then waits until clean frames have agreed (no square confidently
+changed)
+for `hold_s` seconds; a hand in view, motion, a lost board or a confident change restarts the wait.
+This is what keeps the intermediate states of a spread out: while a stack is being spread a hand is
+over the board, and when it leaves for a moment in the middle, the half-spread board still has to
+hold for `hold_s` before anything looks at it (and then it matches no legal ply: nothing commits).
+
+Default `hold_s = 0.6` s: at 5 fps that is the first still frame plus three more that agree (the
+anchors in the field notes are 0.5-1.0 s; 0.6 leaves room for a 1.0 s p95 latency budget).
+
+Time is an argument (the reading's timestamp, in seconds), never a clock read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.tracking.evidence import SquareEvidence, average, board_evidence, differs
+
+DEFAULT_HOLD_S = 0.6
+
+
+@dataclass
+class StableReading:
+    """Evidence averaged over the frames of a still window."""
+
+    evidence: dict[str, SquareEvidence]
+    since: float  # timestamp of the first frame of the window
+    at: float  # timestamp of the latest frame
+    frames: int
+    fresh: bool  # True on the first frame the window counts as stable
+
+
+@dataclass
+class StabilityGate:
+    hold_s: float = DEFAULT_HOLD_S
+    max_frames: int = 15  # averaging window cap (the newest frames)
+    _window: list[dict[str, SquareEvidence]] = field(default_factory=list)
+    _since: float | None = None
+    _announced: bool = False
+    last_reason: str = ""
+
+    def reset(self, reason: str) -> None:
+        self._window.clear()
+        self._since = None
+        self._announced = False
+        self.last_reason = reason
+
+    def feed(self, reading, t: float) -> StableReading | None:
+        """Take one frame's reading at time `t`; the stable evidence once it has held, else None."""
+        if not reading.board_found or not reading.squares:
+            self.reset("board not found")
+            return None
+        if reading.occluded:
+            self.reset("hand over the board")
+            return None
+        if reading.moving:
+            self.reset("motion")
+            return None
+        evidence = board_evidence(reading)
+        if self._window:
+            previous = self._window[-1]
+            if evidence.keys() != previous.keys() or any(
+                differs(evidence[name], previous[name]) for name in evidence
+            ):
+                self.reset("board changed")
+        if self._since is None:
+            self._since = t
+        self._window.append(evidence)
+        del self._window[: -self.max_frames]
+        if t - self._since + 1e-9 < self.hold_s:
+            self.last_reason = "waiting for the board to hold still"
+            return None
+        fresh = not self._announced
+        self._announced = True
+        self.last_reason = "stable"
+        return StableReading(
+            evidence=average(self._window),
+            since=self._since,
+            at=t,
+            frames=len(self._window),
+            fresh=fresh,
+        )

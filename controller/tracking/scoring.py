@@ -1,0 +1,142 @@
+"""Scoring: how badly a hypothesised board disagrees with the evidence. Lower is better.
+
+A hypothesis is a board (stacks per square) that the rules engine produced: the current position,
+the
+position after one legal ply, or a recent earlier position (a takeback). Each square adds a cost:
+
+    expected empty      W_OCCUPIED * p_occupied
+    expected a stack    W_OCCUPIED * (1 - p_occupied)
+                        + p_occupied * ( W_COLOR  * P(top colour is not the expected one)
+                                       + W_KIND   * P(top kind is not the expected one)
+                                       + W_HEIGHT * height_weight * min(|height - expected|, 3) )
+
+so every term is weighted by what vision was sure of. Heights carry less weight than tops (they are
+harder to see), but they are what separates spreads whose tops look the same (3c3+12 vs 3c3+21): a
+tilted camera sees stack sides and reports heights with confidence, a camera straight above
+does not,
+and then such spreads come out close and are asked about instead of guessed.
+
+Scoring one ply only rescoring the squares it touches (`ply.squares(size)`), on the real `Position`
+via push/pop: there is no second copy of the rules here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
+from controller.tracking.evidence import SquareEvidence
+
+W_OCCUPIED = 2.0
+W_COLOR = 1.0
+W_KIND = 1.0
+W_HEIGHT = 0.9
+HEIGHT_CAP = 1.5  # pieces: a height error never costs more than a missing piece would
+HEIGHT_CONTRADICTION_CAP = 0.4
+
+_KIND_INDEX = {FLAT: 0, WALL: 1, CAP: 2}
+
+# A square whose cost is above this disagrees with the hypothesis (reported as a wrong square).
+WRONG_SQUARE_COST = 0.5
+
+Stack = tuple[tuple[int, int], ...]
+
+
+def square_cost(stack: Stack, evidence: SquareEvidence | None) -> float:
+    if evidence is None:
+        return 0.0
+    if not stack:
+        return W_OCCUPIED * evidence.p_occupied
+    player, stone = stack[-1]
+    p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
+    p_kind_ok = evidence.p_kind[_KIND_INDEX[stone]]
+    height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
+    return W_OCCUPIED * (1.0 - evidence.p_occupied) + evidence.p_occupied * (
+        W_COLOR * (1.0 - p_color_ok)
+        + W_KIND * (1.0 - p_kind_ok)
+        + W_HEIGHT * evidence.height_weight * height_err
+    )
+
+
+def square_costs(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:
+    """Cost of every square of the board for the position as it stands."""
+    return {name: square_cost(position.stack(name), ev) for name, ev in evidence.items()}
+
+
+@dataclass(frozen=True)
+class Scored:
+    ply: Ply
+    cost: float
+
+
+def score_plies(position: Position, evidence: Mapping[str, SquareEvidence]) -> list[Scored]:
+    """Every legal ply of `position`, scored against the evidence, best first.
+
+    `position` is left exactly as it was (each ply is pushed and popped).
+    """
+    base = square_costs(position, evidence)
+    total = sum(base.values())
+    size = position.size
+    scored: list[Scored] = []
+    for ply in list(position.legal_plies):
+        touched = ply.squares(size)
+        played = position.push(ply)
+        try:
+            cost = total
+            for name in touched:
+                cost += square_cost(position.stack(name), evidence.get(name)) - base.get(name, 0.0)
+        finally:
+            position.pop()
+        scored.append(Scored(played, cost))
+    scored.sort(key=lambda s: s.cost)
+    return scored
+
+
+def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
+    """How confidently the reading contradicts `stack` on one square (0 = it agrees or is unsure).
+
+    Unlike `square_cost` (a soft score used to rank hypotheses), only the reading's best guess
+    counts
+    here, weighted by how far its probability is from a coin flip: a 0.75-sure "empty" on an empty
+    square contradicts nothing, a 0.95-sure "occupied" on it contradicts strongly.
+    """
+    if evidence is None:
+        return 0.0
+    sure = lambda p: max(0.0, 2.0 * p - 1.0)  # noqa: E731  0.5 -> 0, 1.0 -> 1
+    if not stack:
+        return W_OCCUPIED * sure(evidence.p_occupied)
+    if evidence.p_occupied < 0.5:
+        return W_OCCUPIED * sure(1.0 - evidence.p_occupied)
+    player, stone = stack[-1]
+    p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
+    out = W_COLOR * sure(1.0 - p_color_ok)
+    best_kind = max(range(3), key=lambda k: evidence.p_kind[k])
+    if best_kind != _KIND_INDEX[stone]:
+        out += W_KIND * (evidence.p_kind[best_kind] - evidence.p_kind[_KIND_INDEX[stone]])
+    height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
+    # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
+    # hypotheses through `square_cost`), and a height alone never makes a square "wrong".
+    return out + min(HEIGHT_CONTRADICTION_CAP,
+                     W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0))  # fmt: skip
+
+
+def contradictions(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:
+    return {name: contradiction(position.stack(name), ev) for name, ev in evidence.items()}
+
+
+def mismatch(
+    position: Position,
+    evidence: Mapping[str, SquareEvidence],
+    squares: Iterable[str] | None = None,
+) -> float:
+    """How confidently the board contradicts `position`, summed over `squares` (default: all)."""
+    if squares is None:
+        return sum(contradictions(position, evidence).values())
+    return sum(contradiction(position.stack(sq), evidence.get(sq)) for sq in squares)
+
+
+def wrong_squares(position: Position, evidence: Mapping[str, SquareEvidence]) -> list[str]:
+    """Squares where the board, as read, contradicts `position` (sorted a1, a2, ..., b1 ...)."""
+    costs = contradictions(position, evidence)
+    return sorted(name for name, cost in costs.items() if cost > WRONG_SQUARE_COST)

@@ -1,0 +1,321 @@
+"""The tracker: a reading and its timestamp in, a list of decisions out. Pure: no camera, no I/O.
+
+    tracker = Tracker(Position(5))
+    for reading, t in frames:                 # t in seconds, from the frame source
+        for decision in tracker.step(reading, t):
+            ...                               # Commit / Ask / Takeback / Illegal / Desync / ...
+
+How one stable board is judged (see `gate.py` for when a board counts as stable):
+1. Hypotheses, all produced by the rules engine: "nothing happened" (the current position), every
+   legal ply of the current position (`legal_plies`, push/pop), and every position of the last
+   `takeback_depth` plies (pop/push). Each is scored against the evidence (`scoring.py`).
+2. If the board confidently contradicts even the best hypothesis (`scoring.mismatch` above
+   `match_cost`: about one square read surely wrong), the board is in an
+   illegal or unknown state: `Illegal(squares that differ from the current position)`. If that lasts
+   `desync_after_s`, `Desync(expected TPS)`: nothing is recorded until the board matches again,
+   which
+   emits `Resynced` (followed by whatever the board now shows: nothing, a ply or a takeback).
+3. Otherwise the best wins if it beats the runner-up by `commit_margin`: `Commit(ply)` or
+   `Takeback(n)`; "nothing happened" emits nothing. A ply that does not clearly win is judged
+   again on every further still frame (the evidence is averaged over more frames) until the board
+   has held `ask_after_s`; then it is an `Ask(candidates)`: the position does not advance until
+   `accept(ply)` is called. A ply right after an `Illegal`/`Desync` is always asked about: a
+   ply may have been missed while the board did not match.
+4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
+   tracker stops.
+
+`Tracker(position, resume=True)` (after a restart, the position replayed from the journal) starts
+out of sync: the first still board that does not show `position` gets a `Desync(expected)`, and
+nothing (no ply, no takeback) is considered until the board shows it, which gives `Resynced`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from controller.tak import Ply, Position
+from controller.tracking.decisions import (
+    Ask,
+    Candidate,
+    Commit,
+    Decision,
+    Desync,
+    GameOver,
+    Illegal,
+    Resynced,
+    Takeback,
+)
+from controller.tracking.evidence import SquareEvidence, differs
+from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
+from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    hold_s: float = DEFAULT_HOLD_S  # the board must hold still this long (seconds)
+    commit_margin: float = 0.6  # best must beat the runner-up by this much (cost units)
+    match_cost: float = 0.75  # the board may contradict the best hypothesis by at most this
+    takeback_depth: int = 20  # how many plies back a takeback may go
+    desync_after_s: float = 3.0  # unmatched for this long -> Desync
+    max_candidates: int = 4  # at most this many plies in an Ask
+    max_considered: int = 8  # the best-scored hypotheses checked for contradictions
+    ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One explanation of the board: `ply` played, or `back` plies taken back, or neither."""
+
+    cost: float
+    ply: Ply | None = None
+    back: int = 0
+
+    def describe(self) -> str:
+        if self.ply is not None:
+            return self.ply.ptn()
+        return f"takeback {self.back}" if self.back else "no change"
+
+
+@dataclass
+class Evaluation:
+    """What the tracker looked at for one stable board (kept for debug images and logs)."""
+
+    at: float
+    since: float
+    evidence: Mapping[str, SquareEvidence]
+    ranked: list[Hypothesis]
+    decisions: list[Decision] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
+
+
+class Tracker:
+    def __init__(
+        self, position: Position, config: TrackerConfig | None = None, *, resume: bool = False
+    ) -> None:
+        self.position = position
+        self.config = config or TrackerConfig()
+        self.gate = StabilityGate(hold_s=self.config.hold_s)
+        # tracking, illegal, desync, asking, resuming, over
+        self.state = "over" if position.outcome() else ("resuming" if resume else "tracking")
+        self.pending: Ask | None = None
+        self._undecided: Ask | None = None  # a close call waiting for more still frames
+        # the evidence of the last still board that matched the game (what "changed" is against)
+        self._accepted: dict[str, SquareEvidence] | None = None
+        self.unmatched_since: float | None = None
+        self.last: Evaluation | None = None
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def step(self, reading, t: float) -> list[Decision]:
+        """Feed one frame's reading taken at time `t` (seconds); returns what it decided."""
+        if self.state == "over":
+            return []
+        stable = self.gate.feed(reading, t)
+        if stable is None:
+            if self._undecided is not None:  # the board did not stay still long enough: ask now
+                return self._ask(self._undecided)
+            return []
+        if stable.fresh or self._undecided is not None:
+            return self._evaluate(stable)
+        if (
+            self.state == "illegal"
+            and self.unmatched_since is not None
+            and t - self.unmatched_since >= self.config.desync_after_s
+        ):
+            return [self._desync(stable.evidence)]
+        return []
+
+    def accept(self, ply: Ply) -> list[Decision]:
+        """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position."""
+        played = self.position.play(ply)
+        self.pending = None
+        self.state = "tracking"
+        out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
+        return out + self._game_over()
+
+    @property
+    def expected(self) -> str:
+        """TPS of the position the board should show now."""
+        return self.position.tps()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _rank(self, evidence: Mapping[str, SquareEvidence]) -> list[Hypothesis]:
+        position = self.position
+        same = sum(square_costs(position, evidence).values())
+        ranked = [Hypothesis(same)]
+        ranked += [Hypothesis(s.cost, ply=s.ply) for s in score_plies(position, evidence)]
+        popped: list[Ply] = []
+        try:
+            for back in range(1, min(self.config.takeback_depth, position.ply_count) + 1):
+                try:
+                    popped.append(position.pop())
+                except IndexError:  # started from a TPS: no history before that to go back to
+                    break
+                ranked.append(Hypothesis(sum(square_costs(position, evidence).values()), back=back))
+        finally:
+            for ply in reversed(popped):
+                position.push(ply)
+        ranked.sort(key=lambda h: h.cost)  # stable: "no change" wins ties
+        return ranked
+
+    def _mismatch(
+        self,
+        hypothesis: Hypothesis,
+        evidence: Mapping[str, SquareEvidence],
+        changed: set[str] | None = None,
+    ) -> float:
+        """How confidently the board contradicts one hypothesis (the position is restored).
+
+        With `changed` (squares whose reading changed since the board last matched the game), only
+        those and the squares the hypothesis itself alters are counted: a square the reader has
+        been misreading the same way all along is not news, and must not stall the game.
+        """
+        position = self.position
+        before = position.stacks() if changed is not None else {}
+
+        def judge() -> float:
+            if changed is None:
+                return mismatch(position, evidence)
+            after = position.stacks()
+            altered = {sq for sq in before.keys() | after.keys() if before.get(sq) != after.get(sq)}
+            return mismatch(position, evidence, changed | altered)
+
+        if hypothesis.ply is not None:
+            position.push(hypothesis.ply)
+            try:
+                return judge()
+            finally:
+                position.pop()
+        popped = [position.pop() for _ in range(hypothesis.back)]
+        try:
+            return judge()
+        finally:
+            for ply in reversed(popped):
+                position.push(ply)
+
+    def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
+        """Squares whose reading changed since the board last matched the game (None: unknown)."""
+        if self._accepted is None:
+            return None
+        return {
+            sq for sq, ev in evidence.items()
+            if sq not in self._accepted or differs(ev, self._accepted[sq])
+        }  # fmt: skip
+
+    def _evaluate(self, stable: StableReading) -> list[Decision]:
+        evidence = stable.evidence
+        self._undecided = None
+        if self.state == "resuming":
+            return self._resume(stable)
+        ranked = self._rank(evidence)
+        evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
+        self.last = evaluation
+        cfg = self.config
+        changed = self._changed(evidence)
+        # The best hypothesis the board does not confidently contradict. One ranked above it was
+        # contradicted (a square surely occupied where it wants none, a colour surely wrong): a
+        # misread height may make such a one cheap, but it cannot be what happened.
+        chosen = next(
+            (i for i, h in enumerate(ranked[: cfg.max_considered])
+             if self._mismatch(h, evidence, changed) <= cfg.match_cost),
+            None,
+        )  # fmt: skip
+        if chosen is None:
+            wrong = wrong_squares(self.position, evidence)
+            evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
+            if self.unmatched_since is None:
+                self.unmatched_since = stable.since
+            if self.state == "desync":
+                return []
+            if stable.at - self.unmatched_since >= cfg.desync_after_s:
+                evaluation.decisions = [self._desync(evidence)]
+            else:
+                self.state = "illegal"
+                evaluation.decisions = [Illegal(tuple(evaluation.wrong))]
+            return evaluation.decisions
+
+        best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
+        runner_up = below[0].cost if below else math.inf
+        out: list[Decision] = []
+        self._accepted = dict(evidence)
+        after_unmatched = self.state in ("illegal", "desync")
+        if after_unmatched:
+            out.append(Resynced())
+        self.state = "tracking"
+        self.unmatched_since = None
+        self.pending = None
+        margin = runner_up - best.cost
+
+        if best.ply is not None:
+            if after_unmatched:
+                # The board was unreadable or wrong before this: a ply may have been made then and
+                # missed, and the board may show two plies that happen to look like one. Never
+                # commit that quietly.
+                out += self._ask(Ask(
+                    tuple(Candidate(h.ply, h.cost) for h in [best, *below]
+                          if h.ply is not None and h.cost - best.cost < cfg.commit_margin
+                          )[: cfg.max_candidates],
+                    reason="the board did not match the game just before",
+                ))  # fmt: skip
+            elif margin >= cfg.commit_margin:
+                played = self.position.push(best.ply)  # legal: it came from legal_plies
+                out.append(Commit(played, margin, self.position.ply_count))
+                out += self._game_over()
+            else:
+                close = Ask(tuple(
+                    Candidate(h.ply, h.cost)
+                    for h in [best, *below]
+                    if h.ply is not None and h.cost - best.cost < cfg.commit_margin
+                )[: cfg.max_candidates])  # fmt: skip
+                if stable.at - stable.since + 1e-9 < cfg.ask_after_s:
+                    self._undecided = close  # more frames average the noise out; judge again
+                else:
+                    out += self._ask(close)
+        elif best.back and margin >= cfg.commit_margin:
+            for _ in range(best.back):
+                self.position.pop()
+            out.append(Takeback(best.back))
+        evaluation.decisions = out
+        return out
+
+    def _ask(self, ask: Ask) -> list[Decision]:
+        self._undecided = None
+        self.pending = ask
+        self.state = "asking"
+        if self.last is not None:
+            self.last.decisions = [ask]
+        return [ask]
+
+    def _resume(self, stable: StableReading) -> list[Decision]:
+        """After a restart: only the journal's position itself brings the tracker back."""
+        evidence = stable.evidence
+        same = Hypothesis(sum(square_costs(self.position, evidence).values()))
+        self.last = Evaluation(stable.at, stable.since, evidence, [same])
+        if self._mismatch(same, evidence) <= self.config.match_cost:
+            self._accepted = dict(evidence)
+            self.state = "tracking"
+            self.unmatched_since = None
+            self.last.decisions = [Resynced()]
+            return self.last.decisions
+        if self.unmatched_since is None:
+            self.unmatched_since = stable.since
+            self.last.wrong = wrong_squares(self.position, evidence)
+            self.last.decisions = [
+                Desync(self.position.tps(), tuple(self.last.wrong))
+            ]
+            return self.last.decisions
+        return []
+
+    def _desync(self, evidence: Mapping[str, SquareEvidence]) -> Desync:
+        self.state = "desync"
+        return Desync(self.position.tps(), tuple(wrong_squares(self.position, evidence)))
+
+    def _game_over(self) -> list[Decision]:
+        outcome = self.position.outcome()
+        if outcome is None:
+            return []
+        self.state = "over"
+        return [GameOver(outcome)]

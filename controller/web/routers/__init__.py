@@ -1,0 +1,1 @@
+"""One router per resource: game, library, camera, leds, events, health, sim."""

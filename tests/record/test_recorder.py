@@ -1,0 +1,113 @@
+"""The offline recorder's bookkeeping (readings made from the true board) and its command line."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller import cli
+from controller.commands.record import Recorder, RecordError, parse_corners
+from controller.tak import Ply, ptn
+from controller.tracking.script import timeline
+from controller.tracking.synthetic import hand_reading, scene_reading
+
+# b1 ends up a stack of three white flats; spreading it 3b1+12 or 3b1+21 leaves the same tops.
+SAME_TOPS = ["e5", "a1", "b1", "e4", "a1>", "e3", "c1", "e2", "c1<", "d5", "3b1+12", "a5"]
+
+
+class ShotReader:
+    """Reads the simulated shot itself: a hand, or the true board with this height confidence."""
+
+    def __init__(self, size: int, height_confidence: float) -> None:
+        self.size, self.height_confidence = size, height_confidence
+
+    def read(self, shot):
+        if shot.hand is not None:
+            return hand_reading(self.size)
+        return scene_reading(self.size, shot.stacks, height_confidence=self.height_confidence)
+
+
+def record(plies: list[str], height_confidence: float) -> Recorder:
+    game = [Ply.from_ptn(p) for p in plies]
+    recorder = Recorder(5, ShotReader(5, height_confidence), komi=4)
+    for k, shot in enumerate(timeline(5, game, random.Random(3))):
+        recorder.feed(shot, k / 5)
+    return recorder
+
+
+def test_readable_heights_record_the_exact_spread():
+    recorder = record(SAME_TOPS, height_confidence=0.9)
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == SAME_TOPS
+    assert all(m.annotation == "" for m in game.moves)
+    assert game.tag("Size") == "5" and game.tag("Komi") == "2"
+
+
+def test_unreadable_heights_mark_the_spread_unsure_and_name_the_alternative():
+    recorder = record(SAME_TOPS, height_confidence=0.0)
+    game = ptn.parse_game(recorder.ptn())
+    spread = game.moves[10]
+    assert spread.annotation == "?"
+    (comment,) = spread.comments_after
+    recorded, alternative = spread.ply.ptn(), comment.removeprefix("unsure: also ")
+    assert {recorded, alternative} == {"3b1+12", "3b1+21"}
+    # c1 vs b1> (b1 two high or one high) was a height question too; nothing else was in doubt
+    unsure = {m.ply.ptn(): m.comments_after for m in game.moves if m.annotation == "?"}
+    assert unsure.keys() == {"c1", recorded}
+    assert unsure["c1"] == ["unsure: also b1>"]
+
+
+def test_corners_option_is_checked():
+    assert parse_corners("1,2,3,4,5,6,7,8").shape == (4, 2)
+    with pytest.raises(RecordError, match="expected 8 numbers"):
+        parse_corners("1,2,3")
+    with pytest.raises(RecordError, match="not numbers"):
+        parse_corners("a,b,c,d,e,f,g,h")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["record", "{tmp}/nothing", "--size", "5"], "no such file or folder"),
+        (["record", "{tmp}", "--size", "9"], "board sizes are 3..8"),
+        (["record", "{tmp}", "--size", "5", "--komi", "0.3"], "whole or half number"),
+        (["record", "{tmp}", "--size", "5", "--resume"], "--resume needs --db"),
+        (["record", "{tmp}", "--size", "5"], "no image files"),
+    ],
+)
+def test_record_command_bad_input_is_a_clear_error(tmp_path, capsys, argv, message):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_debug_writer_draws_the_frames_around_a_decision(tmp_path):
+    import numpy as np
+
+    from controller.commands.record import DebugWriter, Event
+    from controller.tak import Position
+    from controller.tracking import Commit, Tracker
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_setup, render
+
+    camera, look = random_setup(4, 5, tilt_deg=20.0)
+    reader = BoardReader(5)
+    writer = DebugWriter(tmp_path / "debug", reader)
+    tracker = Tracker(Position(5))
+    frames = [render(Scene(5), camera, look, seed=k, t=k / 5) for k in range(9)]
+    for k, frame in enumerate(frames):
+        reading = reader.read(frame)
+        events = [Event(k, k / 5, Commit(Ply.from_ptn("a1"), 1.5, 1))] if k == 6 else []
+        writer.frame(k, frame, reading, tracker, events)
+    (folder,) = (tmp_path / "debug").iterdir()
+    assert folder.name == "0001_commit_f00006"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["frame_00002.png", "frame_00003.png", "frame_00004.png", "frame_00005.png",
+                     "frame_00006_decision.png", "frame_00007.png", "frame_00008.png"]
+    import cv2
+
+    drawn = cv2.imread(str(folder / "frame_00006_decision.png"))
+    green = (drawn[:, :, 1] > 180) & (drawn[:, :, 0] < 90) & (drawn[:, :, 2] < 90)
+    assert green.sum() > 200  # the committed square outlined in green
+    assert not np.array_equal(drawn, frames[6])

@@ -1,0 +1,354 @@
+"""The tracker, reading by reading: constructed readings at 5 fps, timestamps as arguments."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.tak import BLACK, FLAT, WHITE, Ply, Position
+from controller.tracking import (
+    Ask,
+    Commit,
+    Desync,
+    GameOver,
+    Illegal,
+    Resynced,
+    Takeback,
+    Tracker,
+)
+from controller.tracking.synthetic import (
+    hand_reading,
+    lost_reading,
+    noisy,
+    position_reading,
+    stacks_reading,
+)
+
+FPS = 5
+DT = 1 / FPS
+
+
+class Session:
+    """Drives a tracker at 5 fps: hands, still boards, and what was decided when."""
+
+    def __init__(self, position: Position, **config) -> None:
+        from controller.tracking import TrackerConfig
+
+        self.tracker = Tracker(position, TrackerConfig(**config))
+        self.size = position.size
+        self.t = 0.0
+        self.log: list[tuple[float, object]] = []
+
+    def feed(self, reading, seconds: float) -> list:
+        out = []
+        for _ in range(round(seconds * FPS)):
+            for decision in self.tracker.step(reading, self.t):
+                self.log.append((self.t, decision))
+                out.append(decision)
+            self.t += DT
+        return out
+
+    def hand(self, seconds: float = 1.0) -> list:
+        return self.feed(hand_reading(self.size), seconds)
+
+    def board(self, board: Position | dict, seconds: float = 1.2, **kwargs) -> list:
+        if isinstance(board, Position):
+            reading = position_reading(board, **kwargs)
+        else:
+            reading = stacks_reading(self.size, board, **kwargs)
+        return self.feed(reading, seconds)
+
+    def play(self, truth: Position, ptn: str, **kwargs) -> list:
+        """A hand comes in, the ply is made on the board, the hand leaves, the board is still."""
+        truth.play(Ply.from_ptn(ptn))
+        self.hand(0.6)
+        return self.board(truth, **kwargs)
+
+
+def commits(decisions) -> list[str]:
+    return [d.ply.ptn() for d in decisions if isinstance(d, Commit)]
+
+
+def test_empty_board_at_start_commits_nothing():
+    session = Session(Position(5))
+    assert session.board(Position(5), 3.0) == []
+
+
+def test_placement_is_committed_once_the_board_has_held_for_the_hold_time():
+    truth = Position(5)
+    session = Session(Position(5))
+    session.board(truth, 2.0)
+    truth.play(Ply.from_ptn("a1"))
+    session.hand(0.6)
+    hand_left = session.t
+    decisions = session.board(truth, 2.0)
+    assert commits(decisions) == ["a1"]
+    (when, commit), = session.log
+    assert commit.number == 1 and commit.margin > 1.0
+    assert when - hand_left == pytest.approx(0.6)  # 4 still frames at 5 fps
+    assert session.tracker.position.top("a1") == (BLACK, FLAT)  # opening swap, via the engine
+
+
+def test_opening_ply_with_own_colour_is_illegal():
+    session = Session(Position(5))
+    session.board(Position(5), 2.0)
+    session.hand(0.6)
+    decisions = session.board({"c3": ((WHITE, FLAT),)}, 1.0)
+    assert decisions == [Illegal(("c3",))]
+
+
+def test_a_scripted_game_is_recorded_ply_by_ply():
+    plies = ["a1", "e5", "c3", "c2", "b3", "Cd3", "c3<", "d3<", "2b3-11", "Sd2"]
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    asked = []
+    for ptn in plies:
+        for decision in session.play(truth, ptn):
+            if isinstance(decision, Ask):  # a wall or a capstone: the reader's call is doubted
+                asked.append(decision.candidates[0].ply.ptn())
+                session.log.extend((session.t, d) for d in session.tracker.accept(
+                    decision.candidates[0].ply))  # fmt: skip
+    assert asked == ["Cd3"]  # Sd2 is clear: black has no capstone left by then
+    recorded = commits(d for _, d in session.log)
+    assert recorded == [Ply.from_ptn(p).ptn() for p in plies]
+    assert session.tracker.position.tps() == truth.tps()
+
+
+def test_hand_resting_over_the_board_for_ten_seconds_changes_nothing():
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    truth.play(Ply.from_ptn("b2"))
+    assert session.hand(10.0) == []
+    assert commits(session.board(truth, 1.0)) == ["b2"]
+    assert session.hand(10.0) == []
+    assert session.board(truth, 2.0) == []  # the same board again is no new ply
+
+
+MIDGAME = "x5/x5/x,2,x3/x,1,221,x2/x5 1 6"
+
+
+def _midgame() -> Position:
+    return Position.from_tps(MIDGAME)
+
+
+def test_spread_in_two_motions_commits_only_the_finished_spread():
+    start = _midgame()
+    truth, session = Position.from_tps(start.tps()), Session(Position.from_tps(start.tps()))
+    session.board(truth, 2.0)
+    # lift three from c2 ... hand stays in view while pausing ...
+    session.hand(1.0)
+    # ... the hand leaves for a moment with the stack half spread (c3 got 1, rest in hand: gone)
+    half = dict(truth.stacks())
+    del half["c2"]
+    half["c3"] = ((BLACK, FLAT),)
+    assert session.board(half, 0.4) == []  # shorter than the hold: not even considered
+    session.hand(1.0)
+    truth.play(Ply.from_ptn("3c2+12"))
+    assert commits(session.board(truth, 1.5)) == ["3c2+12"]
+
+
+def test_half_spread_left_still_is_illegal_and_never_committed():
+    start = _midgame()
+    session = Session(Position.from_tps(start.tps()))
+    session.board(start, 2.0)
+    half = dict(start.stacks())  # c2 is 2,2,1 (bottom -> top): spreading 3c2+12 ...
+    del half["c2"]
+    half["c3"] = ((BLACK, FLAT),)  # ... one dropped on c3, two still in the hand
+    session.hand(0.6)
+    decisions = session.board(half, 1.0)
+    assert [type(d) for d in decisions] == [Illegal]
+    assert set(decisions[0].squares) == {"c2", "c3"}
+
+
+def test_spreads_with_the_same_tops_are_told_apart_by_heights():
+    start = Position.from_tps("x5/x5/x2,22111,x2/x5/x5 1 8")
+    truth, session = Position.from_tps(start.tps()), Session(Position.from_tps(start.tps()))
+    session.board(truth, 2.0)
+    assert commits(session.play(truth, "3c3>12")) == ["3c3>12"]
+
+
+def test_spreads_with_the_same_tops_and_unreadable_heights_are_asked_not_guessed():
+    start = Position.from_tps("x5/x5/x2,22111,x2/x5/x5 1 8")
+    truth, session = Position.from_tps(start.tps()), Session(Position.from_tps(start.tps()))
+    session.board(truth, 2.0, height_confidence=0.0)
+    truth.play(Ply.from_ptn("3c3>12"))
+    session.hand(0.6)
+    decisions = session.board(truth, 1.0, height_confidence=0.0)
+    assert len(decisions) == 1 and isinstance(decisions[0], Ask)
+    asked = {c.ply.ptn() for c in decisions[0].candidates}
+    assert {"3c3>12", "3c3>21"} <= asked
+    assert session.tracker.position.tps() == start.tps()  # nothing advanced on a guess
+    (commit,) = session.tracker.accept(Ply.from_ptn("3c3>12"))
+    assert commit.ply.ptn() == "3c3>12" and session.tracker.position.tps() == truth.tps()
+
+
+def test_illegal_move_is_reported_then_corrected_move_is_committed():
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    for ptn in ("a1", "e5"):
+        session.play(truth, ptn)
+    # white puts down two stones at once
+    wrong = dict(truth.stacks()) | {"c3": ((WHITE, FLAT),), "d4": ((WHITE, FLAT),)}
+    session.hand(0.6)
+    assert session.board(wrong, 1.0) == [Illegal(("c3", "d4"))]
+    truth.play(Ply.from_ptn("c3"))
+    session.hand(0.6)
+    decisions = session.board(truth, 1.0)
+    # right after an illegal board a ply may have been missed: the corrected ply is confirmed,
+    # never committed quietly
+    assert decisions[0] == Resynced() and isinstance(decisions[1], Ask)
+    assert decisions[1].candidates[0].ply.ptn() == "c3" and "did not match" in decisions[1].reason
+    assert commits(session.tracker.accept(decisions[1].candidates[0].ply)) == ["c3"]
+
+
+def test_board_corrected_back_to_the_game_after_an_illegal_move_just_resyncs():
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    session.play(truth, "a1")
+    session.hand(0.6)
+    assert session.board(dict(truth.stacks()) | {"b2": ((BLACK, FLAT),)}, 1.0) == [Illegal(("b2",))]
+    session.hand(0.6)
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "e5")) == ["e5"]
+
+
+@pytest.mark.parametrize("back", [1, 3])
+def test_takeback_of_recent_plies_undoes_them(back):
+    plies = ["a1", "e5", "c3", "c2", "b3", "d3"]
+    truth, session = Position(5), Session(Position(5))
+    session.board(truth, 2.0)
+    for ptn in plies:
+        session.play(truth, ptn)
+    for _ in range(back):
+        truth.pop()
+    session.hand(1.0)
+    decisions = session.board(truth, 1.0)
+    assert decisions == [Takeback(back)]
+    assert session.tracker.position.tps() == truth.tps()
+    assert commits(session.play(truth, "e1")) == ["e1"]  # and the game goes on from there
+
+
+def test_knocked_over_stack_desyncs_then_resyncs_when_restored():
+    start = _midgame()
+    truth = Position.from_tps(start.tps())
+    session = Session(Position.from_tps(start.tps()), desync_after_s=3.0)
+    session.board(truth, 2.0)
+    knocked = dict(truth.stacks())
+    del knocked["c2"]
+    knocked["d1"] = ((BLACK, FLAT),)
+    knocked["d2"] = ((BLACK, FLAT),)
+    knocked["e2"] = ((WHITE, FLAT),)
+    session.hand(0.4)
+    first = session.board(knocked, 1.0)
+    assert [type(d) for d in first] == [Illegal]
+    later = session.board(knocked, 3.0)
+    assert later == [Desync(start.tps(), ("c2", "d1", "d2", "e2"))]
+    assert session.board(knocked, 5.0) == []  # reported once; recording stopped
+    session.hand(2.0)  # put the stack back
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "a5")) == ["a5"]
+
+
+def test_camera_bumped_mid_game_loses_nothing():
+    truth, session = Position(6), Session(Position(6))
+    session.board(truth, 2.0)
+    session.play(truth, "a1")
+    assert session.feed(lost_reading(6), 2.0) == []  # bumped: board lost while re-localising
+    assert session.board(truth, 1.0) == []
+    assert commits(session.play(truth, "f6")) == ["f6"]
+
+
+def test_road_ends_the_game_with_the_result():
+    start = Position.from_tps("x4/1,x3/1,2,x2/1,2,x2 1 5")  # white a1-a3; a4 completes a road
+    truth, session = Position.from_tps(start.tps()), Session(Position.from_tps(start.tps()))
+    session.board(truth, 2.0)
+    decisions = session.play(truth, "a4")
+    assert commits(decisions) == ["a4"]
+    assert [d.outcome.result() for d in decisions if isinstance(d, GameOver)] == ["R-0"]
+    session.hand(0.6)
+    assert session.board(dict(truth.stacks()) | {"d4": ((BLACK, FLAT),)}, 2.0) == []  # game over
+
+
+def test_scoring_leaves_the_position_exactly_as_it_was():
+    start = _midgame()
+    tracker = Tracker(Position.from_tps(start.tps()))
+    before = (tracker.position.tps(), tracker.position.hash, tracker.position.ply_count)
+    tracker._rank(  # every legal ply and every takeback pushed and popped
+        __import__("controller.tracking.evidence", fromlist=["board_evidence"]).board_evidence(
+            position_reading(start)))
+    assert (tracker.position.tps(), tracker.position.hash, tracker.position.ply_count) == before
+
+
+def _random_game(size: int, plies: int, rng: random.Random) -> list[Ply]:
+    position = Position(size)
+    played: list[Ply] = []
+    while len(played) < plies and not position.is_over:
+        choices = list(position.legal_plies)
+        # prefer placements early and spreads later, like people do
+        ply = rng.choice(choices)
+        played.append(position.play(ply))
+    return played
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_seeded_random_games_with_noisy_readings_have_no_silent_errors(seed):
+    rng = random.Random(seed)
+    size = rng.choice((4, 5, 6))
+    game = _random_game(size, rng.randint(20, 40), rng)
+    truth, session = Position(size), Session(Position(size))
+    session.feed(noisy(position_reading(truth), rng), 2.0)
+    for ply in game:
+        truth.play(ply)
+        session.hand(0.6)
+        for _ in range(6):
+            session.feed(noisy(position_reading(truth), rng, misread=0.02), DT)
+        pending = session.tracker.pending
+        if pending is not None:
+            accepted = session.tracker.accept(pending.candidates[0].ply)
+            session.log.extend((session.t, d) for d in accepted)
+    recorded = [d for _, d in session.log if isinstance(d, Commit)]
+    assert [c.ply for c in recorded] == game
+    assert session.tracker.position.tps() == truth.tps()
+
+
+def test_resumed_tracker_waits_for_the_journal_position_and_ignores_older_boards():
+    history = ["a1", "e5", "c3", "c2"]
+    resumed = Position(5)
+    for ptn in history:
+        resumed.play(Ply.from_ptn(ptn))
+    session = Session(resumed)
+    session.tracker = Tracker(resumed, session.tracker.config, resume=True)
+    older = Position(5)
+    for ptn in history[:2]:
+        older.play(Ply.from_ptn(ptn))
+    first = session.board(older, 1.0)  # an older board is not a takeback after a restart
+    assert [type(d) for d in first] == [Desync]
+    assert first[0].expected == resumed.tps() and set(first[0].squares) == {"c2", "c3"}
+    assert session.board(older, 3.0) == []
+    truth = Position.from_tps(resumed.tps())
+    session.hand(1.0)
+    assert session.board(truth, 1.0) == [Resynced()]
+    assert commits(session.play(truth, "d4")) == ["d4"]
+    assert session.tracker.position.ply_count == 5
+
+
+def test_a_stack_read_one_piece_too_high_all_along_does_not_stall_the_game():
+    from dataclasses import replace
+
+    def misread(position: Position):
+        reading = position_reading(position)
+        squares = dict(reading.squares)
+        if not squares["c2"].empty:
+            squares["c2"] = replace(squares["c2"], height=squares["c2"].height + 1)
+        return replace(reading, squares=squares)
+
+    start = _midgame()  # c2 holds three pieces
+    truth, session = Position.from_tps(MIDGAME), Session(Position.from_tps(MIDGAME))
+    session.feed(misread(truth), 2.0)
+    for ptn in ("a5", "e1", "b2+", "d4"):
+        truth.play(Ply.from_ptn(ptn))
+        session.hand(0.6)
+        session.feed(misread(truth), 1.2)
+    assert commits(d for _, d in session.log) == ["a5", "e1", "b2+", "d4"]
+    assert start.height("c2") == 3

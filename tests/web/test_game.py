@@ -1,0 +1,227 @@
+"""The game API over real HTTP: start, play, confirm, take back, end, tag; and bad input."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from controller.tak import Ply
+from tests.web.conftest import TOKEN
+
+
+def start(web, **body):
+    r = web.client.post("/api/games", json={"size": 5, **body})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def play(web, *plies):
+    for ptn in plies:
+        r = web.client.post("/api/game/plies", json={"ptn": ptn})
+        assert r.status_code == 201, r.text
+    return web.client.get("/api/game").json()
+
+
+def test_reading_is_open_but_every_change_needs_the_token(web):
+    assert web.anon.get("/api/health").status_code == 200
+    r = web.anon.post("/api/games", json={"size": 5})
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"] == "Bearer"
+    assert "Authorization: Bearer" in r.json()["detail"]
+    wrong = web.anon.post("/api/games", json={"size": 5},
+                          headers={"Authorization": "Bearer not-the-token-at-all"})
+    assert wrong.status_code == 403
+    not_bearer = web.anon.post("/api/games", json={"size": 5},
+                               headers={"Authorization": f"Basic {TOKEN}"})
+    assert not_bearer.status_code == 401
+    start(web)
+    for method, path, body in [("POST", "/api/game/plies", {"ptn": "a1"}),
+                               ("POST", "/api/game/takeback", {"plies": 1}),
+                               ("POST", "/api/game/end", {"how": "draw"}),
+                               ("PATCH", "/api/game/tags", {"tags": {"Event": "x"}}),
+                               ("PUT", "/api/leds/brightness", {"brightness": 3}),
+                               ("POST", "/api/sim/place", {"square": "a1", "player": "white"})]:
+        assert web.anon.request(method, path, json=body).status_code == 401, path
+    assert web.anon.get("/api/game").status_code == 200
+
+
+def test_new_game_and_plies_show_in_order_with_ptn_and_position(web):
+    game = start(web, komi=1.5, white="Ann", black="Bob", opening="swap")
+    assert (game["size"], game["komi"], game["white"], game["black"]) == (5, 1.5, "Ann", "Bob")
+    assert game["plies"] == [] and game["state"] == "recording"
+    g = play(web, "a1", "e5", "c3", "Sd3")
+    assert [p["ptn"] for p in g["plies"]] == ["a1", "e5", "c3", "Sd3"]
+    assert [p["player"] for p in g["plies"]] == ["white", "black", "white", "black"]
+    assert g["stacks"]["a1"] == [["black", "flat"]]  # ply 1 places the opponent's flat
+    assert g["stacks"]["d3"] == [["black", "wall"]]
+    assert g["to_move"] == "white"
+    assert "1. a1 e5" in g["ptn"] and "2. c3 Sd3" in g["ptn"] and '[Komi "1.5"]' in g["ptn"]
+    assert g["ptn_ninja_url"].startswith("https://ptn.ninja/%5BSize%20%225%22%5D")
+    assert web.client.get("/api/game/plies").json() == g["plies"]
+
+
+@pytest.mark.parametrize("text", ["z9", "a0", "3c3>112", "hello", "c3>>", "9a1+"])
+def test_malformed_ply_is_400_and_quotes_the_text(web, text):
+    start(web)
+    r = web.client.post("/api/game/plies", json={"ptn": text})
+    assert r.status_code == 400, r.text
+    assert text in r.json()["detail"]
+
+
+def test_square_off_a_small_board_is_refused(web):
+    start(web, size=4)
+    r = web.client.post("/api/game/plies", json={"ptn": "e5"})
+    assert r.status_code in (400, 409), r.text
+    assert "e5" in r.json()["detail"]
+
+
+def test_illegal_ply_is_409_and_quotes_the_position(web):
+    start(web)
+    play(web, "a1", "e5")
+    r = web.client.post("/api/game/plies", json={"ptn": "a1"})
+    assert r.status_code == 409
+    assert "a1" in r.json()["detail"] and "x5" in r.json()["detail"]
+    assert len(web.client.get("/api/game").json()["plies"]) == 2  # nothing recorded
+
+
+def test_take_back_undoes_the_last_plies(web):
+    start(web)
+    play(web, "a1", "e5", "c3")
+    r = web.client.post("/api/game/takeback", json={"plies": 2})
+    assert r.status_code == 200
+    assert r.json()["undone"] == ["c3", "e5"]
+    assert [p["ptn"] for p in r.json()["game"]["plies"]] == ["a1"]
+    too_many = web.client.post("/api/game/takeback", json={"plies": 5})
+    assert too_many.status_code == 404 and "has 1" in too_many.json()["detail"]
+
+
+def test_resign_and_draw_end_the_game_and_no_more_plies_are_taken(web):
+    start(web)
+    play(web, "a1", "e5")
+    r = web.client.post("/api/game/end", json={"how": "resign", "player": "black"})
+    assert r.status_code == 200 and r.json()["result"] == "1-0" and r.json()["state"] == "over"
+    after = web.client.post("/api/game/plies", json={"ptn": "c3"})
+    assert after.status_code == 409 and "over" in after.json()["detail"]
+    start(web)
+    r = web.client.post("/api/game/end", json={"how": "draw"})
+    assert r.json()["result"] == "1/2-1/2"
+    missing = web.client.post("/api/game/end", json={"how": "resign"})
+    assert missing.status_code in (400, 409)
+
+
+def test_tags_are_set_and_removed_but_fixed_tags_are_refused(web):
+    start(web, white="Ann")
+    r = web.client.patch("/api/game/tags", json={"tags": {"Event": "Club night", "Player1": None}})
+    assert r.status_code == 200
+    tags = r.json()["tags"]
+    assert tags["Event"] == "Club night" and "Player1" not in tags
+    assert '[Event "Club night"]' in r.json()["ptn"]
+    for bad in ({"Size": "6"}, {"bad name": "x"}, {"Event": 'quote"inside'}, {"Event": "a\nb"}):
+        r = web.client.patch("/api/game/tags", json={"tags": bad})
+        assert r.status_code == 422, bad
+
+
+def test_without_a_game_reads_and_plies_say_to_start_one(web):
+    r = web.client.get("/api/game")
+    assert r.status_code == 409 and "POST /api/games" in r.json()["detail"]
+    assert web.client.post("/api/game/plies", json={"ptn": "a1"}).status_code == 409
+
+
+@pytest.mark.parametrize("body", [
+    {"size": 9}, {"size": 2}, {"komi": 0.3}, {"komi": -1}, {"opening": "random"},
+    {"white": "x" * 65}, {"white": 'a"b'}, {"size": "five"}, {"colour": "red"},
+])
+def test_new_game_input_is_checked(web, body):
+    r = web.client.post("/api/games", json=body)
+    assert r.status_code == 422, body
+    assert r.json()["detail"]
+
+
+def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
+    start(web)
+    play(web, "a1", "e5")
+    amb = web.server.call(web.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c4")], [0.1, 0.2]))
+    g = web.client.get("/api/game").json()
+    assert g["state"] == "ambiguous"
+    assert g["ambiguity"] == {"id": amb.id, "candidates": ["c3", "c4"], "scores": [0.1, 0.2]}
+    assert web.client.post("/api/game/ambiguity",
+                           json={"ambiguity_id": amb.id, "candidate": 7}).status_code == 404
+    assert web.client.post("/api/game/ambiguity",
+                           json={"ambiguity_id": amb.id + 5, "candidate": 0}).status_code == 409
+    assert web.client.post("/api/game/ambiguity", json={"ambiguity_id": amb.id}).status_code == 400
+    r = web.client.post("/api/game/ambiguity", json={"ambiguity_id": amb.id, "candidate": 1})
+    assert r.status_code == 200, r.text
+    assert r.json()["ptn"] == "c4"
+    assert [p["ptn"] for p in r.json()["game"]["plies"]] == ["a1", "e5", "c4"]
+    assert r.json()["game"]["ambiguity"] is None
+    again = web.client.post("/api/game/ambiguity", json={"ambiguity_id": amb.id, "candidate": 0})
+    assert again.status_code == 409
+
+
+def test_ambiguity_can_be_corrected_with_a_typed_ply(web):
+    start(web)
+    play(web, "a1", "e5")
+    web.server.call(web.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c4")], [0.1, 0.2]))
+    r = web.client.post("/api/game/ambiguity", json={"ptn": "d2"})
+    assert r.status_code == 200 and r.json()["ptn"] == "d2"
+
+
+def test_oversize_bodies_are_refused_with_413(web):
+    big = b'{"ptn": "' + b"a" * 70_000 + b'"}'
+    r = web.client.post("/api/game/plies", content=big,
+                        headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+    def chunks():
+        for _ in range(80):
+            yield b"x" * 1024
+
+    r = web.client.post("/api/game/plies", content=chunks(),
+                        headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_malformed_json_and_wrong_types_are_422(web):
+    start(web)
+    r = web.client.post("/api/game/plies", content=b"{not json",
+                        headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+    assert web.client.post("/api/game/plies", json={"ptn": 5}).status_code == 422
+    assert web.client.post("/api/game/plies", json={"ptn": ""}).status_code == 422
+    assert web.client.post("/api/game/plies", json=["a1"]).status_code == 422
+
+
+def test_hint_without_an_engine_is_503(web):
+    start(web)
+    r = web.client.post("/api/game/hint")
+    assert r.status_code == 503 and "hint engine" in r.json()["detail"]
+
+
+def test_the_page_is_served_with_its_assets(web):
+    page = web.anon.get("/")
+    assert page.status_code == 200 and 'id="board"' in page.text and "app.js" in page.text
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert web.anon.get(asset).status_code == 200
+    assert web.anon.get("/static/../pyproject.toml").status_code == 404
+    assert isinstance(web.anon, httpx.Client)
+
+
+def test_hint_from_the_engine_is_a_legal_ply_and_announced(tmp_path):
+    from controller.service.hints import EngineHints
+    from tests.web.conftest import make_web
+
+    web = make_web(tmp_path, hinter=EngineHints(movetime_ms=200))
+    try:
+        start(web)
+        play(web, "a1", "e5", "c3", "c4")
+        r = web.client.post("/api/game/hint")
+        assert r.status_code == 200, r.text
+        hint = r.json()
+        assert hint["info"]["source"] == "builtin" and hint["info"]["depth"] >= 1
+        # the hint is a ply the game accepts
+        assert web.client.post("/api/game/plies", json={"ptn": hint["ptn"]}).status_code == 201
+        assert web.anon.post("/api/game/hint").status_code == 401
+    finally:
+        web.client.close()
+        web.anon.close()
+        web.server.stop()

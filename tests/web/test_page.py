@@ -1,0 +1,163 @@
+"""The page in headless Chromium (Debian's, driven by Playwright) against the --sim board: hands on
+the virtual table are filmed by the simulated camera, read by the real vision code, recorded, lit on
+the emulated LED firmware, and shown on the page."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from controller.service.config import Settings
+from controller.service.runner import build_board
+from controller.tak import Ply
+from controller.web.app import create_app
+from tests.web.server import LiveServer
+
+TOKEN = "page-token-0123456789abcdef"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def sim_server(tmp_path_factory):
+    data = tmp_path_factory.mktemp("page")
+    settings = Settings(data_dir=data, camera="sim", serial="sim", sim=True, size=5, token=TOKEN)
+    holder = {}
+
+    def make_app():
+        holder["board"] = build_board(settings)
+        return create_app(holder["board"], settings, token=TOKEN)
+
+    server = LiveServer(make_app).start(timeout=60)
+    server.board = holder["board"]
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def tap_square(page, board_id: str, square: str) -> None:
+    page.locator(f"#{board_id} g[data-square={square}]").click()
+
+
+@pytest.mark.slow
+def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, browser, tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 1500}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(sim_server.url)
+    expect(page.locator("#sim-panel")).to_be_visible()
+
+    # the token, asked once
+    page.click("#token-button")
+    page.fill("#token-input", TOKEN)
+    page.click("#token-ok")
+
+    page.click("#new-game")
+    page.select_option("#new-game-form select[name=size]", "5")
+    page.fill("#new-game-form input[name=white]", "Ann")
+    page.fill("#new-game-form input[name=black]", "Bob")
+    page.click("#new-game-ok")
+    expect(page.locator("#players")).to_contain_text("Ann vs Bob")
+    expect(page.locator("#state")).to_have_text("recording")
+
+    # hands on the table: the camera has to see these
+    tap_square(page, "sim-board", "a1")  # white's first ply: a black flat (colour: to move)
+    expect(page.locator("#moves .ply").nth(0)).to_have_text("a1", timeout=20_000)
+    tap_square(page, "sim-board", "e5")
+    expect(page.locator("#moves .ply").nth(1)).to_have_text("e5", timeout=20_000)
+    # the LEDs as lit: the last move glows orange on e5 only
+    led = page.locator("#leds .led[data-square=e5]")
+    expect(led).to_have_class(re.compile(r"\blit\b"), timeout=10_000)
+    expect(led).to_have_attribute("data-colour", "#ff6e00")
+    expect(page.locator("#leds .led.lit")).to_have_count(1)
+    # the camera view with the grid drawn over it
+    expect(page.locator("#camera-overlay polygon")).to_have_count(1, timeout=10_000)
+
+    # an ambiguous ply: the banner offers the candidates; one tap confirms
+    sim_server.call(sim_server.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c2")], [0.2, 0.3]))
+    banner = page.locator(".banner.ambiguity")
+    expect(banner).to_be_visible(timeout=10_000)
+    page.locator("#sim-ply-text").fill("c2")  # act it out on the table too, so the board agrees
+    page.click("#sim-ply button")
+    banner.get_by_role("button", name="c2", exact=True).click()
+    expect(page.locator("#moves .ply").nth(2)).to_have_text("c2", timeout=10_000)
+    expect(banner).to_have_count(0)
+
+    # download the PTN
+    with page.expect_download() as info:
+        page.click("#download")
+    download = info.value
+    assert re.fullmatch(r"takboard-game-\d+\.ptn", download.suggested_filename)
+    text = Path(download.path()).read_text()
+    assert '[Player1 "Ann"]' in text and "1. a1 e5" in text and "2. c2" in text
+    assert page.locator("#ninja").get_attribute("href").startswith("https://ptn.ninja/%5B")
+
+    # two pieces put down at once: no legal ply explains that; the banner's one-tap fix lays the
+    # table out as recorded, and the warning goes away once the camera sees it right
+    page.check("input[name=tool][value=place]")
+    tap_square(page, "sim-board", "c4")
+    tap_square(page, "sim-board", "d4")
+    problem = page.locator(".banner.illegal, .banner.desync")
+    expect(problem).to_be_visible(timeout=20_000)
+    expect(problem).to_contain_text("c4")
+    expect(page.locator("#state")).to_have_text(re.compile("illegal|desync"))
+    expect(page.locator("#board rect[stroke='var(--bad)']")).to_have_count(2)
+    problem.get_by_role("button", name="Put pieces back").click()
+    expect(problem).to_have_count(0, timeout=20_000)
+    expect(page.locator("#state")).to_have_text("recording")
+    expect(page.locator("#moves .ply")).to_have_count(3)
+
+    page.wait_for_timeout(1500)  # a fresh camera frame for the picture
+    page.screenshot(path=str(ARTIFACTS / "page-sim-game.png"), full_page=True)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    phone_page = phone.new_page()
+    phone_page.goto(sim_server.url)
+    expect(phone_page.locator("#moves .ply").nth(2)).to_have_text("c2", timeout=10_000)
+    width = phone_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways on a phone ({width} px)"
+    phone_page.screenshot(path=str(ARTIFACTS / "page-phone.png"), full_page=True)
+    phone.close()
+    context.close()
+    assert errors == []
+
+
+@pytest.mark.slow
+def test_camera_frame_overlay_and_hand_set_corners(sim_server):
+    import httpx
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=sim_server.url, timeout=10) as c:
+        if sim_server.board.session.position is None:
+            c.post("/api/games", json={"size": 5}, headers=auth)
+        for _ in range(200):  # the camera's first frames (rendered and read) take a moment
+            frame = c.get("/api/camera/frame.jpg")
+            if frame.status_code == 200 and c.get("/api/camera").json()["overlay"].get("grid"):
+                break
+            time.sleep(0.1)
+        assert frame.status_code == 200 and frame.content[:3] == b"\xff\xd8\xff"
+        overlay = c.get("/api/camera").json()["overlay"]
+        assert overlay["board_found"] and len(overlay["grid"]) == 4
+        assert len(overlay["squares"]) == sim_server.board.session.position.size ** 2
+        flat = {"corners": [[10, 10], [11, 10], [11, 11], [10, 11]]}
+        r = c.put("/api/camera/calibration", json=flat, headers=auth)
+        assert r.status_code == 400 and "no area" in r.json()["detail"]
+        assert c.put("/api/camera/calibration", json={"corners": [[1, 2]]},
+                     headers=auth).status_code == 422
+        corners = {"corners": overlay["grid"]}
+        assert c.put("/api/camera/calibration", json=corners).status_code == 401
+        assert c.put("/api/camera/calibration", json=corners, headers=auth).status_code == 204
+        assert c.delete("/api/camera/calibration", headers=auth).status_code == 204
