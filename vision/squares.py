@@ -53,10 +53,12 @@ GAIN_RANGE = (0.55, 1.2)  # how much darker (shadow) or brighter (drift) the boa
 LIGHT_SMOOTH = 0.15  # pitches either side over which the light on the board is averaged
 KIND_PRIOR = {"flat": 0.0, "wall": 3000.0, "cap": 3000.0}
 LAYER_PRIOR = 500.0  # per piece in the stack
-BOARD_CLAIM_WEIGHT = 1.0  # per sample a stack claims that looks like bare board
+BOARD_CLAIM_WEIGHT = 3.0  # per sample a stack claims that looks like bare board (1.0 let a tall
+# hypothesis park its "top" on the wood behind a low piece: light flats read as 8 dark flats)
 BASE_CAP = 150.0  # board cost above which a sample counts as "not board" when finding the base
 SHIFT_PENALTY = 1500.0  # cost of the top piece sitting 0.1 pitch off the bottom one
-EDGE_SAMPLES = 2  # samples either side of a boundary left out of the fit
+EDGE_SAMPLES = 3  # samples either side of a boundary left out of the fit (2 made a flat
+# cost 40000 more when the edge finder missed its front edge by 2 samples)
 CROSS_T = (-0.1, 1.1, 0.15)  # cross lines at these t (from, to, step), pitches
 CROSS_HALF = 0.5  # cross lines reach this far either side, pitches
 WIDTH_TOLERANCE = 0.1  # measured width may differ this much from the piece's at no cost, pitches
