@@ -51,7 +51,7 @@ class CameraPort(Protocol):
     def latest_jpeg(self) -> bytes | None: ...
     def overlay(self) -> dict[str, Any]: ...
     def calibrate(self, corners: list[tuple[float, float]]) -> None: ...
-    def resync(self, *, new_game: bool = False) -> None: ...
+    def resync(self, *, new_game: bool = False, resumed: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,8 @@ class BoardService:
                 # the table in the simulator is gone with the old process: lay the pieces back out
                 stacks = {sq: list(st) for sq, st in view.stacks.items()}
                 self.virtual_board.reset(view.size, stacks)
+            if self.camera is not None and view.result is None:
+                self.camera.resync(resumed=True)
         self._refresh_journal_health()
         if self.leds is not None:
             await self.leds.start()

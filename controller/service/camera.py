@@ -204,6 +204,10 @@ class CameraPipeline:
         if self.reference_path.exists():
             self.reference = cv2.imread(str(self.reference_path))
         self._resync = True
+        # After a restart with a game in progress: the board may no longer show the journal's
+        # position (pieces moved while the service was down). The tracker then starts out of sync
+        # and records nothing until the board shows the journal's position again.
+        self._resuming = False
         self._want_reference = False
         self._frame_shape: tuple[int, int] | None = None
         self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
@@ -234,12 +238,18 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def resync(self, *, new_game: bool = False) -> None:
+    def resync(self, *, new_game: bool = False, resumed: bool = False) -> None:
         """The game changed by another way than the camera: rebuild the tracker before next
-        frame. A new game (an empty board) also renews the reader's picture of the bare board."""
+        frame. A new game (an empty board) also renews the reader's picture of the bare board.
+        `resumed`: the game was picked up from the journal after a restart, so the tracker starts
+        out of sync until the board shows the journal's position (until then no ply is recorded
+        from the camera)."""
         self._resync = True
         if new_game:
             self._want_reference = True
+            self._resuming = False
+        if resumed:
+            self._resuming = True
 
     def calibrate(self, corners: list[tuple[float, float]]) -> None:
         """Four grid corners in pixels of the served JPEG (a1, last file rank 1, far, a last rank),
@@ -370,10 +380,12 @@ class CameraPipeline:
             if session.position is None or session.result is not None:
                 return
             if self._resync or self.tracker is None:
-                self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config)
+                self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config,
+                                       resume=self._resuming)
                 self._resync = False
         tracker = self.tracker
         decisions = await asyncio.to_thread(tracker.step, reading, now)
+        board.health.tracker = tracker.state
         if decisions:
             self._notify("decisions", decisions)
         for decision in decisions:
@@ -439,6 +451,7 @@ class CameraPipeline:
                 await board.report_problem("desync", list(squares),
                                            f"the board should show {expected}")
             case Resynced():
+                self._resuming = False
                 await board.report_in_sync()
             case GameOver():
                 pass  # the journal closed the game when the ending ply was recorded

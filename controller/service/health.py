@@ -95,10 +95,14 @@ class Health:
     link: LinkHealth = field(default_factory=LinkHealth)
     journal: JournalHealth = field(default_factory=JournalHealth)
     recording: str = "idle"  # idle | recording | paused (camera) | desync | over
+    # what the camera's tracker is doing: none | resuming (after a restart, until the board shows
+    # the journal's position) | tracking | asking | illegal | desync | over
+    tracker: str = "none"
 
     def as_dict(self, now: float) -> dict[str, Any]:
         ok = (self.journal.state == "ok" and self.camera.state in ("ok", "absent")
               and self.link.state in ("ready", "absent"))
         return {"status": "ok" if ok else "degraded", "recording": self.recording,
+                "tracker": self.tracker,
                 "camera": self.camera.as_dict(now), "vision": self.vision.as_dict(),
                 "link": self.link.as_dict(), "journal": self.journal.as_dict()}

@@ -209,6 +209,9 @@ class GameDetail(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     recording: str
+    tracker: Literal["none", "resuming", "tracking", "asking", "illegal", "desync", "over"] = Field(
+        description="the camera's tracker: 'resuming' after a restart until the board shows the "
+        "journal's position (no ply is recorded from the camera until then)")
     sim: bool
     hints: bool
     camera: dict[str, Any]

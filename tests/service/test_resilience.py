@@ -20,7 +20,7 @@ from controller.service.config import Settings
 from controller.service.leds_port import LedBoard
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
-from controller.tak import Ply
+from controller.tak import Ply, Position
 from tests.web.server import free_port
 
 TOKEN = "resilience-token-0123456789"
@@ -162,3 +162,57 @@ def test_led_board_pulled_and_plugged_back_reconnects_and_shows_the_game(tmp_pat
 
     asyncio.run(scenario())
     assert os.path.exists(tmp_path / "j.db")
+
+
+def position_after(size: int, plies: list[str]) -> Position:
+    position = Position(size)
+    for ptn in plies:
+        position.play(Ply.from_ptn(ptn))
+    return position
+
+
+def lay_out(table: VirtualBoard, position: Position) -> None:
+    table.reset(position.size, {sq: list(st) for sq, st in position.stacks().items()})
+
+
+@pytest.mark.slow
+def test_after_a_restart_a_board_that_moved_meanwhile_is_a_desync_not_a_recorded_ply(tmp_path):
+    """A ply made while the service was down is not taken for the next ply: the resumed game
+    waits (desync, expected = the journal's position) until the board shows the journal's
+    position, then records on."""
+    journal = Journal(tmp_path / "j.db")
+    game = journal.new_game(size=5, komi=0, players=("", ""), opening="swap")
+    for ptn in ("a1", "e5", "c3"):
+        journal.append_ply(game, Ply.from_ptn(ptn))
+    recorded = position_after(5, ["a1", "e5", "c3"])
+    table = VirtualBoard(5)
+    lay_out(table, position_after(5, ["a1", "e5", "c3", "c4"]))  # played while it was down
+    settings = Settings(data_dir=tmp_path, camera="sim", serial="none", sim=True, size=5, fps=5.0)
+
+    async def scenario():
+        camera = CameraPipeline(open_frame_source(settings, table), settings=settings,
+                                clock=_Clock())
+        # no virtual_board handed to the board: it must not lay the table out as recorded
+        board = BoardService(settings=settings, journal=journal, camera=camera)
+        seen: list[tuple[str, dict]] = []
+        board.bus.listen(lambda event: seen.append((event.type, event.data)))
+        await board.start()
+        try:
+            await wait_for(lambda: any(t == "desync" for t, _ in seen), 30, "the desync")
+            desync = next(data for t, data in seen if t == "desync")
+            assert desync["expected_tps"] == recorded.tps()
+            assert "c4" in desync["squares"]
+            assert (await board.snapshot()).state == "desync"
+            assert board.health_report()["tracker"] == "resuming"
+            await asyncio.sleep(2.0)  # still frames of c4 keep coming: still nothing recorded
+            assert [p.ptn for p in board.session.plies()] == ["a1", "e5", "c3"]
+            lay_out(table, recorded)  # the player puts the board back as the page asks
+            await wait_for(lambda: any(t == "in_sync" for t, _ in seen), 30, "back in sync")
+            assert board.health_report()["tracker"] == "tracking"
+            table.place("c4", 1)  # black's flat, ply 4
+            await wait_for(lambda: len(board.session.plies()) == 4, 30, "the next ply")
+            assert board.session.plies()[-1].ptn == "c4"
+        finally:
+            await board.stop()
+
+    asyncio.run(scenario())
