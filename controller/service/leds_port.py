@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,27 @@ def led_config(settings: Settings) -> LedConfig:
     if Path(DEFAULT_CONFIG_PATH).exists():
         return load_config(DEFAULT_CONFIG_PATH)
     return LedConfig(brightness=settings.brightness)
+
+
+def emulated_board_class():
+    """`EmulatedBoard` whose process dies with the service, even on kill -9 (no orphaned simavr
+    holding a pty after the service is gone).
+
+    The firmware process is started through util-linux's `setpriv --pdeathsig TERM`: Linux sends
+    it SIGTERM when the thread that started it ends. That is set by `setpriv` before it execs the
+    firmware, so no Python code runs between fork and exec in this many-threaded process (which a
+    `preexec_fn` would do). Without `setpriv` the board works as before, only without the guard.
+    """
+    from controller.leds.emulator import EmulatedBoard
+
+    setpriv = shutil.which("setpriv")
+
+    class ServiceEmulatedBoard(EmulatedBoard):
+        def command(self) -> list[str]:
+            command = super().command()
+            return [setpriv, "--pdeathsig", "TERM", *command] if setpriv else command
+
+    return ServiceEmulatedBoard
 
 
 def describe_light(light) -> dict[str, Any]:
@@ -73,11 +95,20 @@ class LedBoard:
         self._loop = asyncio.get_running_loop()
         port = self.settings.serial
         if port == "sim":
-            from controller.leds.emulator import EmulatedBoard
+            from controller.leds.emulator import build, simavr_available
 
-            factory = self._emulator_factory or EmulatedBoard
-            self.emulator = factory(baud=self.config.baud)
-            await asyncio.to_thread(self.emulator.start)
+            factory = self._emulator_factory or emulated_board_class()
+            kind = "sim" if simavr_available() else "host"
+            await asyncio.to_thread(build, kind, self.config.baud)  # make: may take a while
+            # its pty link lives in the data dir: one stable name, nothing left in /tmp by a kill
+            workdir = self.settings.data_path / "sim-leds"
+            workdir.mkdir(parents=True, exist_ok=True)
+            self.emulator = factory(baud=self.config.baud, kind=kind, build_first=False,
+                                    workdir=workdir)
+            # Started from the loop's own thread, not a worker: the death signal is tied to the
+            # thread that forks (see emulated_board_class), and this one lives as long as the
+            # service. It only waits for the board's pty line (well under a second).
+            self.emulator.start()
             port = self.emulator.port
             log.info("emulated LED board (%s) on %s", self.emulator.kind, port)
         self.link = LedLink(None if port == "auto" else port, config=self.config)
