@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=5.0)
     parser.add_argument("--idle", type=float, default=6.0,
                         help="seconds of idle-board CPU sampling")
+    parser.add_argument("--film-leds", choices=("on", "off"), default=None,
+                        help="the simulated camera films the LED glow under the squares "
+                        "(default: as `takboard serve --sim` does)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
 
@@ -115,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     holder = {}
 
     def make_app():
-        holder["board"] = build_board(settings)
+        film = None if args.film_leds is None else args.film_leds == "on"
+        holder["board"] = build_board(settings, film_leds=film)
         return create_app(holder["board"], settings, token=TOKEN)
 
     sampler = RssSampler()
@@ -156,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     all_equal = all(r.recorded == p for r, p in zip(results, scripts, strict=True))
     figures = {
         "games": args.games,
+        "film_leds": board.camera.sim_source is not None and board.camera.sim_source.films_leds,
         "plies_scripted": sum(len(p) for p in scripts),
         "plies_recorded": recorded,
         "recorded_equals_script": all_equal,
@@ -177,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     lat = figures["latency_s"]
     print(f"service benchmark, --sim, {args.games} games {args.size}x{args.size} of {args.plies} "
           f"plies, seeds {args.seed}..{args.seed + args.games - 1}, "
-          f"camera {args.fps:g} fps (machine shared: CPU is process time)")
+          f"camera {args.fps:g} fps, LED glow {'filmed' if figures['film_leds'] else 'not filmed'} "
+          "(machine shared: CPU is process time)")
     print(f"  plies recorded           {recorded}/{figures['plies_scripted']}"
           f"{'  = script' if figures['recorded_equals_script'] else ''}"
           f"  ({len(asked)} asked and confirmed, {len(corrected)} typed in)")

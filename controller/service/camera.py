@@ -78,6 +78,7 @@ class VirtualTableSource:
         self.seed, self.tilt_deg = seed, tilt_deg
         self.width, self.height = width, height
         self.lit = lit or dict
+        self.films_leds = lit is not None
         self.clock = clock
         self.error: str | None = None
         self.description = f"sim:seed={seed}:tilt={tilt_deg}"

@@ -58,15 +58,18 @@ def resolve_hardware(settings: Settings, *, cameras: list[str] | None = None,
 
 
 def build_board(settings: Settings, *, clock: Clock | None = None,
-                bus: EventBus | None = None) -> BoardService:
-    """The board with every part chosen by the (resolved) settings."""
+                bus: EventBus | None = None, film_leds: bool | None = None) -> BoardService:
+    """The board with every part chosen by the (resolved) settings. `film_leds`: whether the
+    simulated camera films the LED glow under the squares (default `FILM_LEDS`; the benchmark
+    measures both)."""
     data = settings.data_path
     data.mkdir(parents=True, exist_ok=True)
     clock = clock or SystemClock()
     journal = Journal(data / JOURNAL_FILE)
     virtual_board = VirtualBoard(settings.size) if settings.sim else None
     leds = _leds(settings, clock)
-    camera = _camera(settings, virtual_board, clock, leds)
+    camera = _camera(settings, virtual_board, clock, leds,
+                     FILM_LEDS if film_leds is None else film_leds)
     board = BoardService(settings=settings, journal=journal, bus=bus, clock=clock, camera=camera,
                          leds=leds, hinter=_hinter(), virtual_board=virtual_board)
     board.health.camera.source = settings.camera
@@ -74,7 +77,8 @@ def build_board(settings: Settings, *, clock: Clock | None = None,
     return board
 
 
-def _camera(settings: Settings, virtual_board: VirtualBoard | None, clock: Clock, leds):
+def _camera(settings: Settings, virtual_board: VirtualBoard | None, clock: Clock, leds,
+            film_leds: bool):
     if settings.camera == "none":
         return None
     from controller.service.camera import CameraPipeline, open_frame_source
@@ -87,7 +91,7 @@ def _camera(settings: Settings, virtual_board: VirtualBoard | None, clock: Clock
 
     # The simulated camera does not film the LED glow: even told which squares are lit, the square
     # reader still misreads glowing squares today and games derail within a few plies.
-    source = open_frame_source(settings, virtual_board, lit if FILM_LEDS else None)
+    source = open_frame_source(settings, virtual_board, lit if film_leds else None)
     return CameraPipeline(source, settings=settings, clock=clock)
 
 
