@@ -13,7 +13,6 @@ from playwright.sync_api import expect, sync_playwright
 
 from controller.service.config import Settings
 from controller.service.runner import build_board
-from controller.tak import Ply
 from controller.web.app import create_app
 from tests.web.server import LiveServer
 
@@ -87,12 +86,18 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     # the camera view with the grid drawn over it
     expect(page.locator("#camera-overlay polygon")).to_have_count(1, timeout=10_000)
 
-    # an ambiguous ply: the banner offers the candidates; one tap confirms
-    sim_server.call(sim_server.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c2")], [0.2, 0.3]))
+    # an ambiguous ply, from the camera: two pieces put down at once (no legal ply explains
+    # that), then one taken back. The board now shows one ply, but one made while the board did
+    # not match the game is never recorded quietly: the tracker asks, the banner offers the
+    # candidates, one tap confirms.
+    tap_square(page, "sim-board", "c2")
+    tap_square(page, "sim-board", "d2")
+    expect(page.locator(".banner.illegal, .banner.desync")).to_be_visible(timeout=20_000)
+    page.check("input[name=tool][value=remove]")
+    tap_square(page, "sim-board", "d2")
     banner = page.locator(".banner.ambiguity")
-    expect(banner).to_be_visible(timeout=10_000)
-    page.locator("#sim-ply-text").fill("c2")  # act it out on the table too, so the board agrees
-    page.click("#sim-ply button")
+    expect(banner).to_be_visible(timeout=20_000)
+    expect(page.locator("#moves .ply")).to_have_count(2)  # asked, not recorded
     banner.get_by_role("button", name="c2", exact=True).click()
     expect(page.locator("#moves .ply").nth(2)).to_have_text("c2", timeout=10_000)
     expect(banner).to_have_count(0)
