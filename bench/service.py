@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         "plies_recorded": recorded,
         "recorded_equals_script": all_equal,
         "plies_asked": len(asked),
+        "plies_asked_where": [(g + 1, t.number, t.ptn) for g, r in enumerate(results)
+                              for t in r.plies if t.confirmed],
         "plies_misread_typed_in": len(corrected),
         "plies_recorded_wrong_first": [(t.number, t.ptn, t.recorded_as) for t in wrong],
         "problems": [p for r in results for p in r.problems][:5],

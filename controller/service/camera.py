@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,20 @@ BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 JPEG_MAX_WIDTH = 960
 COLOURS = ("light", "dark")
 KINDS = ("flat", "wall", "cap")
+
+
+def gate_hold_s(fps: float, hold_s: float = 0.6) -> float:
+    """The stability gate's hold for a camera at `fps`: the same whole number of frame intervals
+    as `hold_s`, with half a frame of slack.
+
+    The gate wants the board still for `hold_s` (0.6 s: at 5 fps the first still frame and three
+    more that agree). Frames never arrive exactly one period apart (scheduling on a busy machine,
+    a slow read), and with the hold at exactly three periods, three intervals summing to 0.59 s
+    cost a whole further frame (0.2 s, a fifth of the latency budget). Half a frame of slack
+    (0.5 s at 5 fps) still takes three intervals when frames come on time, and no longer pays a
+    frame for being a few milliseconds late."""
+    frames = max(1, math.ceil(hold_s * fps - 1e-6))  # frame intervals the hold spans
+    return (frames - 0.5) / fps
 
 
 class CameraUnavailable(RuntimeError):
@@ -192,7 +207,8 @@ class CameraPipeline:
         self.clock = clock
         self.period = 1.0 / settings.fps
         self._reader_factory = reader_factory
-        self.tracker_config = tracker_config or TrackerConfig()
+        self.tracker_config = tracker_config or TrackerConfig(
+            hold_s=gate_hold_s(settings.fps, TrackerConfig().hold_s))
         self.board: BoardService | None = None
         self.source = None
         self.reader = None
@@ -301,8 +317,8 @@ class CameraPipeline:
         board = self.board
         health = board.health.camera
         failures, attempt = 0, 0
+        due: float | None = None  # when the next frame is due (a fixed grid, see the end)
         while True:
-            started = self.clock.monotonic()
             if self.source is None:
                 try:
                     self.source = await asyncio.to_thread(self._open_source)
@@ -311,7 +327,7 @@ class CameraPipeline:
                 except Exception as exc:
                     await self._camera_down("retrying", str(exc))
                     await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
-                    attempt += 1
+                    attempt, due = attempt + 1, None
                     continue
             ok, frame = await asyncio.to_thread(self.source.read)
             if not ok or frame is None:
@@ -322,7 +338,7 @@ class CameraPipeline:
                     self.source.release()
                     self.source, failures = None, 0
                 await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
-                attempt += 1
+                attempt, due = attempt + 1, None
                 continue
             failures = 0
             now = self.clock.monotonic()
@@ -345,8 +361,14 @@ class CameraPipeline:
                 await self._process(frame, now)
             except Exception:
                 log.exception("camera frame %d could not be processed", self.frames_read)
-            elapsed = self.clock.monotonic() - started
-            await asyncio.sleep(max(0.0, self.period - elapsed))
+            # Frames on a fixed grid: a frame taken late (a slow read, a busy machine) is followed
+            # by a shorter wait, so frames stay `period` apart on average instead of drifting
+            # later; more than a frame behind, the grid restarts from now (no burst of catch-up).
+            after = self.clock.monotonic()
+            due = now + self.period if due is None else due + self.period
+            if due < after - self.period:
+                due = after
+            await asyncio.sleep(max(0.0, due - after))
 
     async def _camera_down(self, state: str, why: str) -> None:
         board = self.board
