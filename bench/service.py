@@ -172,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         "problems": [p for r in results for p in r.problems][:5],
         "latency_s": {"p50": percentile(clean, 0.5), "p95": percentile(clean, 0.95),
                       "max": max(clean) if clean else float("nan"), "n": len(clean)},
+        "latency_each_s": [(g + 1, t.number, t.ptn, round(t.latency, 3)) for g, r in
+                           enumerate(results) for t in r.plies
+                           if t.latency is not None and not t.confirmed],
         "latency_asked_s": {"p50": percentile(asked, 0.5), "n": len(asked)},
         "service_part_s": {"p50": percentile(own, 0.5), "p95": percentile(own, 0.95),
                            "n": len(own)},

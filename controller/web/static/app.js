@@ -329,6 +329,7 @@ function renderHealth() {
     ["LED link", `${h.link.state} · ${h.link.port}${h.link.firmware ? " · fw " + h.link.firmware : ""}`],
     ["journal", `${h.journal.state} · ${h.journal.games} games`],
     ["recording", h.recording],
+    ["tracker", h.tracker === "resuming" ? "resuming: checking the board against the game" : h.tracker],
   ];
   $("#health").replaceChildren(...rows.flatMap(([k, v]) => {
     const dt = document.createElement("dt"); dt.textContent = k;
