@@ -21,6 +21,9 @@ from controller.store import Journal
 
 log = logging.getLogger("takboard.service")
 JOURNAL_FILE = "takboard.db"
+# Whether the simulated camera films the LED glow under the squares. Off: the reader is told which
+# squares are lit, but with the glow filmed it still misreads about twice as many plies
+# (`bench/service.py --film-leds on|off`, figures in docs/service.md).
 FILM_LEDS = False
 
 
@@ -89,8 +92,6 @@ def _camera(settings: Settings, virtual_board: VirtualBoard | None, clock: Clock
         return {sq: light["colour"] for sq, light in leds.lit().get("squares", {}).items()
                 if light.get("effect") != "off"}
 
-    # The simulated camera does not film the LED glow: even told which squares are lit, the square
-    # reader still misreads glowing squares today and games derail within a few plies.
     source = open_frame_source(settings, virtual_board, lit if film_leds else None)
     return CameraPipeline(source, settings=settings, clock=clock)
 
