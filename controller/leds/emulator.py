@@ -315,6 +315,12 @@ class EmulatedBoard:
                     raise EmulatorError("the emulated board is not running")
                 self._cond.wait(min(left, 0.1))
 
+    def latches_since(self, mark: int) -> list[LedLatch]:
+        """Latches numbered `mark` or later (take `mark` from `mark()`), oldest first."""
+        with self._cond:
+            new = min(self.latch_count - mark, len(self.latches))
+            return list(self.latches)[len(self.latches) - new :] if new > 0 else []
+
     def events_since(self, mark: int) -> list[Event]:
         """Events numbered `mark` or later (take `mark` from `event_count`)."""
         with self._cond:
