@@ -22,6 +22,7 @@ from controller.service.errors import NoGameError, UnavailableError, WrongMoveEr
 from controller.service.events import EventBus
 from controller.service.game import Ambiguity, GameSession, RecordedPly
 from controller.service.health import Health
+from controller.service.marks import MarkCache
 from controller.service.opponent import TAG as COMPUTER_TAG
 from controller.service.opponent import Opponent, squares_to_fix
 from controller.service.virtual_board import VirtualBoard
@@ -110,6 +111,7 @@ class BoardService:
         self.problem: dict[str, Any] = {}
         self._tasks: list[asyncio.Task] = []
         # Playing against the computer: who it is, and its ply waiting to be made on the board.
+        self.marks = MarkCache()  # tak/tinue marks of the games' plies, for their PTN
         self.opponent: Opponent | None = None
         self.computer_move: Ply | None = None
         self._thinking: asyncio.Task | None = None
@@ -185,7 +187,7 @@ class BoardService:
             stacks=position.stacks(),
             reserves=(position.reserves(0), position.reserves(1)),
             flat_count=position.flat_count(),
-            ptn=s.journal.export_ptn(s.game_id),
+            ptn=s.journal.export_ptn(s.game_id, marks=self.marks.peek(record)),
             ambiguity=s.ambiguity,
             state=state,
             problem=dict(self.problem),
@@ -272,6 +274,9 @@ class BoardService:
             "margin": margin, "tps": position.tps(),
         })
         await self._show_leds()
+        # the ply's tak/tinue mark for the PTN (after the LEDs: it never delays what players see)
+        record = self.session.journal.game(self.session.game_id)
+        await asyncio.to_thread(self.marks.marks, record)
         result = self.session.result
         if result is not None:
             outcome = position.outcome()
