@@ -215,3 +215,35 @@ def test_the_computers_ply_is_shown_on_the_emulated_leds_like_a_hint(tmp_path):
             await board.stop()
 
     run(scenario())
+
+
+def test_an_external_tei_engine_thinks_for_the_computer_and_a_broken_one_falls_back(tmp_path):
+    import sys
+
+    from controller.engine.hints import HintEngine
+    from controller.service.runner import _hinter
+
+    settings = Settings(data_dir=tmp_path, engine=f"{sys.executable} -m controller.cli tei")
+    external = _hinter(settings)  # `takboard tei` itself, as a separate process over TEI
+    broken = EngineHints(HintEngine(["/nonexistent/tei-engine"]))
+
+    async def scenario():
+        position = Position(5)
+        position.play(Ply.from_ptn("a1"))
+        ptn, info = await external.best_ply(position, limit=Opponent(1, "easy").limit)
+        assert info["source"].startswith("external") and Ply.from_ptn(ptn) in position.legal_plies
+        ptn, info = await broken.best_ply(position, limit=Opponent(1, "easy").limit)
+        assert info["source"] == "builtin" and Ply.from_ptn(ptn) in position.legal_plies
+
+    try:
+        run(scenario())
+    finally:
+        external.engine.close()
+        broken.engine.close()
+
+
+def test_an_engine_command_that_cannot_be_split_is_a_clear_settings_error(tmp_path):
+    from controller.service.config import SettingsError
+
+    with pytest.raises(SettingsError, match="engine = 'tiltak \"tei': cannot split it"):
+        Settings(data_dir=tmp_path, engine='tiltak "tei')
