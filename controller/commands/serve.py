@@ -56,7 +56,8 @@ def settings_from_args(args):
     try:
         return settings.with_overrides(size=args.size, host=args.host, port=args.port,
                                        data_dir=args.data, camera=args.camera, serial=args.serial,
-                                       token=args.token, sim=args.sim, engine=args.engine)
+                                       token=args.token, sim=args.sim,
+                                       engine=getattr(args, "engine", None))
     except SettingsError as exc:
         raise SettingsError(str(exc).replace("<settings>", "command line")) from None
 
