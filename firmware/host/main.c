@@ -7,7 +7,8 @@
  *       rx HEX       bytes arrive on the serial line, the core runs until it has handled them
  *       during HEX   bytes that will arrive while the next LED write is in progress
  *       tick MS      advance the clock MS milliseconds, running the core every millisecond
- *       button 1|0   the button's contact closes / opens (raw level: bounce it with ticks between)
+ *       button 1|0   the button's contact closes / opens, and the core runs once (bounce it with
+ *                    ticks between)
  *       sync         prints "SYNC" (everything before it has been printed)
  *     and prints "TX HEX" for every write to the serial line and "LEDS ms=T n=N grb=HEX" per write.
  */
@@ -189,6 +190,7 @@ static int run_script(void)
                 fprintf(stderr, "takboard-host: button wants 1 or 0: %s\n", line);
                 return 2;
             }
+            tk_core_task(&core); /* the main loop samples the pin at once, as on the chip */
         } else if (strcmp(line, "sync") == 0) {
             printf("SYNC\n");
             fflush(stdout);
