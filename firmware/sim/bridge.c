@@ -587,7 +587,11 @@ int main(int argc, char **argv)
             last_chunk_wall = -1.0;
             line_used = false;
             uart_full = false;
-            button_apply(button_down); /* the reset cleared the port registers; the finger stays */
+            /* The reset cleared PIND but not the pin IRQ's remembered level, and simavr passes on
+             * only changes: raise the other level first (no cycle runs between the two). */
+            bool finger = button_down; /* the finger stays where it was */
+            button_apply(!finger);
+            button_apply(finger);
             fprintf(out, "RESET cycle=%llu\n", (unsigned long long)avr->cycle);
             fflush(out);
         }

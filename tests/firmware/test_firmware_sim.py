@@ -255,3 +255,14 @@ def test_the_counter_restarts_at_a_reset_and_a_button_held_through_it_is_no_pres
     assert (presses, down, state) == (0, True, 1)
     board.button("010", every_us=50_000)  # released 50 ms, pressed 50 ms, released
     assert wait_input(board, lambda r: r[0] == 1 and not r[1])[:2] == (1, False)
+
+
+def test_a_released_button_reads_released_after_a_reset(board):
+    board.button("1")
+    wait_input(board, lambda r: r[1])
+    board.button("0")
+    wait_input(board, lambda r: not r[1])
+    board.reset()
+    board.wait_leds(lambda w: True)
+    time.sleep(0.1)
+    assert input_of(board)[:2] == (0, False)
