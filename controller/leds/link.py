@@ -23,7 +23,7 @@ Why the worker does what it does (firmware/PROTOCOL.md):
   and calls back once per new press. The firmware counts presses since its boot; a fresh connection
   takes the count as it finds it (a press from before we were listening is no hint request), and
   a firmware restart (its uptime goes back) restarts the count, so neither invents a press.
-  Firmware 1.0 answers NAK UNKNOWN_TYPE: that means "no button", logged once per connection.
+  Firmware 1.0 answers NAK UNKNOWN_TYPE: that means "no button" (said in the connected line).
 """
 
 from __future__ import annotations
@@ -631,10 +631,8 @@ class LedLink:
         except LinkNak as error:
             if error.code != NakCode.UNKNOWN_TYPE:
                 raise
+            # firmware 1.0: the handshake's "connected" line says "no button"; nothing else to do
             self._input_supported = False
-            version = self._info.firmware_version if self._info else "?"
-            log.info("LED board on %s: firmware %s has no button (GET_INPUT needs 1.1)",
-                     self.port, version)
             with self._cond:
                 self._button, self._button_down = "absent", None
             return
