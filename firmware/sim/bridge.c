@@ -344,6 +344,7 @@ typedef struct {
     char levels[BUTTON_STEPS];
     size_t len;
     uint32_t every_us;
+    double wall; /* when the line was read */
 } button_plan_t;
 static button_plan_t button_queue[BUTTON_QUEUE];
 static unsigned button_head, button_tail; /* guarded by button_lock */
@@ -353,6 +354,8 @@ static size_t button_pos;
 static avr_cycle_count_t button_next;
 static bool button_down;
 static avr_irq_t *button_irq;
+static double button_last_wall = -1.0;
+static avr_cycle_count_t button_last_cycle;
 
 static void button_apply(bool down)
 {
@@ -394,6 +397,7 @@ static void *control_reader(void *arg)
         if (line[0] == 0 || !button_parse(line, &plan)) {
             continue;
         }
+        plan.wall = wall_seconds();
         for (;;) {
             pthread_mutex_lock(&button_lock);
             bool room = button_head - button_tail < BUTTON_QUEUE;
@@ -425,7 +429,21 @@ static void button_step(void)
             return;
         }
         button_pos = 0;
+        /* "BUTTON 1", 100 ms, "BUTTON 0" must be a 100 ms press in simulated time even when the
+         * simulation ran late and both lines wait here together (a loaded machine): keep the
+         * wall-time gap between lines, up to 1 s (longer presses need no precision). */
         button_next = avr->cycle;
+        double gap = button_plan.wall - button_last_wall;
+        if (button_last_wall >= 0 && gap > 0) {
+            double ratio = speed > 0 ? speed : 1.0;
+            avr_cycle_count_t keep =
+                button_last_cycle + (avr_cycle_count_t)((gap < 1.0 ? gap : 1.0) * ratio * avr->frequency);
+            if (keep > button_next) {
+                button_next = keep;
+            }
+        }
+        button_last_wall = button_plan.wall;
+        button_last_cycle = button_next;
     }
     while (button_pos < button_plan.len && avr->cycle >= button_next) {
         button_apply(button_plan.levels[button_pos++] == '1');

@@ -278,6 +278,7 @@ class SimBoard:
         self.leds: list[LedWrite] = []
         self.rxend: list[int] = []
         self.resets: list[int] = []
+        self.leds_at_reset: list[int] = []  # len(self.leds) when each RESET line was read
         self.button_edges: list[tuple[int, bool]] = []  # (cycle, down) as the bridge applied them
         self.port = serial.Serial(self.pty, timeout=0.05)
         self.seq = 0
@@ -303,6 +304,7 @@ class SimBoard:
                 self.rxend.append(int(line.split("=")[1]))
             elif line.startswith("RESET "):
                 self.resets.append(int(line.split("=")[1]))
+                self.leds_at_reset.append(len(self.leds))
             elif line.startswith("BUTTON "):
                 fields = dict(word.split("=", 1) for word in line.split()[1:])
                 self.button_edges.append((int(fields["cycle"]), fields["down"] == "1"))
@@ -352,6 +354,19 @@ class SimBoard:
 
     def reset(self) -> None:
         self.proc.send_signal(signal.SIGUSR1)
+
+    def reset_and_boot(self, timeout: float = 10.0) -> LedWrite:
+        """Reset the AVR and wait for the first LED frame the rebooted firmware writes (only then
+        does it hear the line again, like a Nano after reset)."""
+        self.pump()
+        before = len(self.resets)
+        self.reset()
+        deadline = time.monotonic() + timeout
+        while len(self.resets) == before:
+            assert time.monotonic() < deadline, "the bridge reported no RESET"
+            time.sleep(0.01)
+            self.pump()
+        return self.wait_leds(lambda _w: True, timeout, since=self.leds_at_reset[before])
 
     def button(self, levels: str, every_us: int | None = None) -> None:
         """Drive the button pin through the bridge: "1" pressed, "0" released, or a string of

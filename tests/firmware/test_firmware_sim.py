@@ -247,8 +247,7 @@ def test_the_counter_restarts_at_a_reset_and_a_button_held_through_it_is_no_pres
     board.button("1")  # held while the chip resets
     before = wait_input(board, lambda r: r[1] and r[3] > 1500)
     assert before[:3] == (2, True, 0)
-    board.reset()
-    board.wait_leds(lambda w: w.rgb(0)[1] == 0)  # rebooted: the waiting pattern again
+    board.reset_and_boot()
     presses, down, state, uptime = input_of(board)
     # simulated time never runs ahead of wall time: a fresh boot is well under 1.5 s old
     assert uptime < before[3], "the uptime in INPUT shows the reset"
@@ -262,7 +261,5 @@ def test_a_released_button_reads_released_after_a_reset(board):
     wait_input(board, lambda r: r[1])
     board.button("0")
     wait_input(board, lambda r: not r[1])
-    board.reset()
-    board.wait_leds(lambda w: True)
-    time.sleep(0.1)
+    board.reset_and_boot()
     assert input_of(board)[:2] == (0, False)
