@@ -204,7 +204,8 @@ class LedLink:
         self._open_port = open_port
         self._reconnect_log = ReconnectLog(self.port)
         # Called from the worker thread, once per press; keep it short (hand it to a loop).
-        self.on_button = on_button
+        self._on_button = on_button
+        self._listener_changed = False  # on_button was set: the idle worker re-plans its wait
         self.input_poll = input_poll
 
         self._cond = threading.Condition()
@@ -360,6 +361,18 @@ class LedLink:
                     return False
                 self._cond.wait(remaining)
         return True
+
+    @property
+    def on_button(self) -> Callable[[ButtonPress], None] | None:
+        return self._on_button
+
+    @on_button.setter
+    def on_button(self, callback: Callable[[ButtonPress], None] | None) -> None:
+        """Set (or clear) the press callback; polling starts (or stops) at once."""
+        with self._cond:
+            self._on_button = callback
+            self._listener_changed = True
+            self._wake_worker()
 
     @property
     def state(self) -> LinkState:
@@ -549,7 +562,9 @@ class LedLink:
                 or self._jobs
                 or self._generation != generation
                 or self._brightness != brightness
+                or self._listener_changed
             ):
+                self._listener_changed = False
                 return
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 64)  # wakes that the check above has already covered
