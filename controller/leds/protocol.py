@@ -170,7 +170,7 @@ class Stats:
 
 @dataclass(frozen=True)
 class InputState:
-    """The INPUT reply (PROTOCOL.md 4.7): the board's push button, debounced by the firmware."""
+    """The INPUT reply (PROTOCOL.md 4.8): the board's push button, debounced by the firmware."""
 
     presses: int  # released -> pressed transitions since the firmware booted, u16, wraps
     down: bool  # the button is held now

@@ -265,7 +265,7 @@ def test_host_build_serves_the_protocol_on_a_pty(host_build, tmp_path):
 
 
 def read_input(host, seq: int) -> tuple[int, bool, int, int]:
-    """GET_INPUT -> (presses, down, state, uptime_ms); checks the reply (PROTOCOL.md 4.7)."""
+    """GET_INPUT -> (presses, down, state, uptime_ms); checks the reply (PROTOCOL.md 4.8)."""
     (reply,) = host.request(fw.GET_INPUT, seq).replies
     assert (reply.type, reply.seq, len(reply.body)) == (fw.INPUT, seq, 8)
     b = reply.body
@@ -313,3 +313,19 @@ def test_get_input_with_a_body_is_bad_length_and_changes_nothing(host):
 def test_firmware_version_is_1_1_and_protocol_stays_1(host):
     (reply,) = host.request(fw.HELLO, 3).replies
     assert reply.body[0] == 1 and tuple(reply.body[1:4]) == (1, 1, 0)
+
+
+def test_get_input_worked_example_from_protocol_md_is_byte_exact(host):
+    host.request(fw.SET_FRAME, 1, fw.frame_body([fw.square_record(0, 0, 9)]))
+    for _ in range(3):  # three presses of 100 ms, 200 ms apart
+        host.button(True)
+        host.tick(100)
+        host.button(False)
+        host.tick(100)
+    host.tick(4660 - 600)
+    host.rx(b"\x00")
+    out = host.rx(bytes.fromhex("05 07 10 a9 96 00"))
+    # 3 presses, released, showing the host's frame, uptime 4660 ms (0x1234)
+    assert [fw.wire(r.type, r.seq, r.body).hex(" ") for r in out.replies] == [
+        "04 87 10 03 01 01 03 34 12 01 03 67 49 00"
+    ]
