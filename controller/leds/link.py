@@ -206,6 +206,7 @@ class LedLink:
         # Called from the worker thread, once per press; keep it short (hand it to a loop).
         self._on_button = on_button
         self._listener_changed = False  # on_button was set: the idle worker re-plans its wait
+        self._input_rebase = False  # the next INPUT is a new baseline (a listener arrived)
         self.input_poll = input_poll
 
         self._cond = threading.Condition()
@@ -370,6 +371,8 @@ class LedLink:
     def on_button(self, callback: Callable[[ButtonPress], None] | None) -> None:
         """Set (or clear) the press callback; polling starts (or stops) at once."""
         with self._cond:
+            if self._on_button is None:
+                self._input_rebase = True  # presses before anyone listened are not reported
             self._on_button = callback
             self._listener_changed = True
             self._wake_worker()
@@ -658,7 +661,12 @@ class LedLink:
         now = self._clock()
         previous, previous_at = self._input, self._input_at
         self._input, self._input_at, self._input_supported = state, now, True
-        new = 0 if previous is None else self._new_presses(previous, previous_at, state, now)
+        with self._cond:
+            rebase, self._input_rebase = self._input_rebase, False
+        if previous is None or rebase:
+            new = 0
+        else:
+            new = self._new_presses(previous, previous_at, state, now)
         with self._cond:
             self._button, self._button_down = "present", state.down
             first = self._button_presses + 1

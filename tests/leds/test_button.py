@@ -210,3 +210,18 @@ def test_firmware_1_0_has_no_button_and_costs_no_errors(firmware_built, firmware
     said = [r for r in caplog.records if "no button" in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.INFO
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_listener_set_later_hears_only_presses_after_it_was_set(board):
+    link = LedLink(board.port, config=CONFIG5).start()  # nobody listens: only the handshake asks
+    try:
+        assert link.wait_ready(10)
+        press_and_release(board)
+        time.sleep(0.3)
+        presses = Presses()
+        link.on_button = presses
+        assert presses.still(0.6) == 0
+        press_and_release(board)
+        assert [p.number for p in presses.wait(1)] == [1]
+    finally:
+        link.stop()
