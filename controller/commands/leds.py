@@ -1,5 +1,6 @@
-"""`takboard leds demo|test|pictures`: show the LED scenes, light each square in turn (wiring
-check), or film every scene on the emulated board into pictures (the README's).
+"""`takboard leds demo|test|pictures|button`: show the LED scenes, light each square in turn (wiring
+check), film every scene on the emulated board into pictures (the README's), or print the presses
+of the button on the board's edge.
 
 `--port` takes a device path (/dev/ttyUSB0), a pyserial URL, a pty path, or `sim` for the real
 firmware under the emulator; without it the board is found by USB VID:PID. With `sim` the terminal
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -21,7 +23,7 @@ from controller.leds import scenes
 from controller.leds.emulator import EmulatedBoard, EmulatorError
 from controller.leds.frame import Animation, Effect, LedFrame, square_names
 from controller.leds.layout import DEFAULT_CONFIG_PATH, LayoutError, LedConfig, load_config
-from controller.leds.link import LedLink, LinkError
+from controller.leds.link import ButtonPress, LedLink, LinkError
 from controller.tak import Ply, Position
 
 
@@ -48,6 +50,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     sub = actions.add_parser("pictures", help=text, description=text)
     sub.add_argument("-o", "--out", type=Path, default=Path("."), help="folder for the PNGs")
     sub.add_argument("--size", type=int, default=5, help="board size of the example game (3..8)")
+    text = (
+        "print each press of the button on the board's edge (with --port sim the emulated "
+        "button is pressed once a second)"
+    )
+    sub = actions.add_parser("button", help=text, description=text)
+    sub.add_argument("--port", help="device path, pyserial URL, pty path, or 'sim'")
+    sub.add_argument("--config", type=Path, default=DEFAULT_CONFIG_PATH,
+                     help="LED config (default: %(default)s)")
+    sub.add_argument("--seconds", type=float, default=30.0,
+                     help="how long to listen (default: %(default)s)")
+    sub.add_argument("--presses", type=int, default=0, help="stop after this many presses")
     return parser
 
 
@@ -110,6 +123,8 @@ def run(args) -> int:
             f"connected to {link.port}: firmware {info.firmware_version if info else '?'}, "
             f"{config.size}x{config.size} squares"
         )
+        if args.leds_action == "button":
+            return watch_button(link, board, args.seconds, args.presses)
         pictures = demo_scenes(config.size) if args.leds_action == "demo" else wiring_steps(config)
         try:
             for _ in range(max(1, args.loops)):
@@ -128,6 +143,38 @@ def run(args) -> int:
             f"\ndone: {health.frames_acked} frames acked, {health.retries} retries, "
             f"{health.errors} errors"
         )
+    return 0
+
+
+def watch_button(link: LedLink, board: EmulatedBoard | None, seconds: float, limit: int) -> int:
+    """Prints each press as the link reports it; with the emulated board, presses it itself."""
+    if link.health().button == "absent":
+        info = link.health().firmware
+        print(f"takboard leds: firmware {info.firmware_version if info else '?'} has no button "
+              "input (it needs 1.1: flash firmware/build/avr-500000/takboard.hex)", file=sys.stderr)
+        return 1
+    started = time.monotonic()
+    reported = threading.Semaphore(0)
+
+    def on_button(press: ButtonPress) -> None:
+        held = " (still held)" if press.down else ""
+        print(f"{time.monotonic() - started:7.2f} s  press {press.number}{held}", flush=True)
+        reported.release()
+
+    link.on_button = on_button
+    print(f"listening for {seconds:g} s" + (" (the emulated button is pressed once a second)"
+                                           if board is not None else "; press the button"))
+    count = 0
+    while time.monotonic() - started < seconds and not (limit and count >= limit):
+        if board is not None:
+            board.press_button()
+            time.sleep(0.15)
+            board.release_button()
+        if reported.acquire(timeout=1.0 if board is not None else 0.2):
+            count += 1
+            if board is not None:
+                time.sleep(0.5)
+    print(f"{link.health().button_presses} presses")
     return 0
 
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from controller.service.clock import Clock, SystemClock
 from controller.service.config import Settings
-from controller.service.errors import NoGameError, UnavailableError, WrongMoveError
+from controller.service.errors import GameOverError, NoGameError, UnavailableError, WrongMoveError
 from controller.service.events import EventBus
 from controller.service.game import Ambiguity, GameSession, RecordedPly
 from controller.service.health import Health
@@ -107,6 +107,9 @@ class BoardService:
         if leds is not None and hasattr(leds, "attach"):
             self.health.link.state = "connecting"
             leds.attach(self.health.link, lambda: self.bus.publish("leds", leds.lit()))
+        if leds is not None and hasattr(leds, "on_button"):
+            leds.on_button = self.button_pressed  # the button on the board's edge asks for a hint
+        self._button_hint: asyncio.Task | None = None
         # What the camera side last reported about the board vs the game (desync / illegal).
         self.problem: dict[str, Any] = {}
         self._tasks: list[asyncio.Task] = []
@@ -358,6 +361,17 @@ class BoardService:
         if self.leds is not None:
             await self.leds.show("hint", ply=Ply.from_ptn(ptn))
         return {"ptn": ptn, **info}
+
+    async def button_pressed(self) -> None:
+        """The button on the board's edge: a hint while a game is in progress, else nothing.
+        Presses while that hint is still being searched are the same request, not new ones."""
+        if self.hinter is None or (self._button_hint is not None and not self._button_hint.done()):
+            return
+        self._button_hint = asyncio.current_task()
+        try:
+            await self.hint()
+        except (NoGameError, GameOverError) as error:
+            log.info("button pressed, no hint: %s", error)
 
     async def set_brightness(self, brightness: int) -> None:
         if self.leds is None:
