@@ -11,6 +11,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from controller.service.marks import annotated_ptn
 from controller.store import Journal, JournalError, default_db_path
 
 
@@ -27,10 +28,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="journal file (default: $TAKBOARD_DB or ./data/takboard.db)",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", help="one line per game, newest first")
-    export = actions.add_parser("export", help="write one game as PTN")
+    listing = actions.add_parser("list", help="one line per game, newest first")
+    export = actions.add_parser("export", help="write one game as PTN (with tak/tinue marks)")
     export.add_argument("id", type=int, help="game id (see `takboard games list`)")
     export.add_argument("-o", "--output", type=Path, help="PTN file to write (default: stdout)")
+    for action in (listing, export):  # `--db` also after the action, as people type it
+        action.add_argument("--db", type=Path, default=argparse.SUPPRESS, help="journal file")
     return parser
 
 
@@ -66,7 +69,7 @@ def _list(journal: Journal) -> int:
 
 
 def _export(journal: Journal, game_id: int, output: Path | None) -> int:
-    text = journal.export_ptn(game_id)
+    text = annotated_ptn(journal, game_id)  # with the tak (') and tinue ('') marks
     if output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:

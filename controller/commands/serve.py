@@ -41,6 +41,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--camera", help="camera source: auto, sim, none, /dev/videoN or a video file")
     p.add_argument("--serial", help="LED board: auto, sim, none, a port path or a pyserial URL")
     p.add_argument("--token", help="control token (default: <data>/token, created on first start)")
+    p.add_argument("--engine", metavar="COMMAND",
+                   help='an external TEI engine for hints and the computer opponent, e.g. '
+                   '"tiltak tei" (falls back to the built-in engine if it fails)')
     p.add_argument("--log", choices=("json", "text"), default="json", help="log format")
     return p
 
@@ -53,7 +56,8 @@ def settings_from_args(args):
     try:
         return settings.with_overrides(size=args.size, host=args.host, port=args.port,
                                        data_dir=args.data, camera=args.camera, serial=args.serial,
-                                       token=args.token, sim=args.sim)
+                                       token=args.token, sim=args.sim,
+                                       engine=getattr(args, "engine", None))
     except SettingsError as exc:
         raise SettingsError(str(exc).replace("<settings>", "command line")) from None
 

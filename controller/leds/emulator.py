@@ -4,17 +4,20 @@ Used by the tests, `takboard leds ... --port sim` and `takboard serve --sim`. It
 with make (firmware/PROTOCOL.md section 8), runs the bridge with `--link PATH` so the serial port
 keeps one name across restarts (like a udev symlink for a re-plugged board), and collects what the
 bridge reports on stdout: every LED frame latched on the data pin (the decoded GRB bytes and their
-timing in simulated cycles), every 0x00 the AVR's UART received, every reset.
+timing in simulated cycles), every 0x00 the AVR's UART received, every reset. The push button on the
+board's edge is pressed and released through the process's stdin (`press_button()`).
 
     with EmulatedBoard(baud=500000) as board:
         link = LedLink(board.port, ...)
         latch = board.wait_for_leds(lambda latch: latch.rgb(0) == (0, 0, 255), timeout=5)
         board.kill(); board.start()          # the cable pulled and plugged back
+        board.press_button(); board.release_button()
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import shutil
 import signal
 import subprocess
@@ -70,11 +73,13 @@ class LedLatch:
 
 @dataclass(frozen=True)
 class Event:
-    """A non-LED line of the bridge: RXEND (a 0x00 reached the UART) or RESET, at a cycle."""
+    """A non-LED line of the bridge: RXEND (a 0x00 reached the UART), RESET, or BUTTON (the
+    button pin changed level; `down` says which way), at a cycle."""
 
     kind: str
     cycle: int
     seen_at: float
+    down: bool | None = None  # BUTTON only
 
 
 def _fields(words: list[str]) -> dict[str, str]:
@@ -146,6 +151,7 @@ class EmulatedBoard:
         workdir: str | Path | None = None,
         build_first: bool = True,
         keep: int = 20000,
+        firmware: str | Path | None = None,
     ) -> None:
         if kind == "auto":
             kind = "sim" if simavr_available() else "host"
@@ -157,6 +163,9 @@ class EmulatedBoard:
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="takboard-leds-"))
         self.port = str(self.workdir / "ttyTAKBOARD")
         self._build_first = build_first
+        # another firmware image (an ELF for sim, a host-build binary for host): e.g. an older
+        # release, to check that the host copes with it; None = the one this tree builds
+        self.firmware = Path(firmware) if firmware is not None else None
         self._process: subprocess.Popen | None = None
         self._reader: threading.Thread | None = None
         self._cond = threading.Condition()
@@ -172,8 +181,8 @@ class EmulatedBoard:
 
     def command(self) -> list[str]:
         if self.kind == "host":
-            return [str(HOST_BINARY), "--link", self.port]
-        elf = BUILD / f"avr-{self.baud}" / "takboard.elf"
+            return [str(self.firmware or HOST_BINARY), "--link", self.port]
+        elf = self.firmware or BUILD / f"avr-{self.baud}" / "takboard.elf"
         return [str(SIM_BINARY), "--link", self.port, str(elf)]
 
     def start(self, timeout: float = 20.0) -> EmulatedBoard:
@@ -186,6 +195,7 @@ class EmulatedBoard:
             self.pty = None
         self._process = subprocess.Popen(
             self.command(),
+            stdin=subprocess.PIPE,  # BUTTON lines (press_button)
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -225,6 +235,9 @@ class EmulatedBoard:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
         if self._reader is not None:
             self._reader.join(2)
 
@@ -239,6 +252,38 @@ class EmulatedBoard:
         if self._process is None or self._process.poll() is not None:
             raise EmulatorError("the emulated board is not running")
         self._process.send_signal(signal.SIGUSR1)
+
+    # --------------------------------------------------------------------------- the button
+
+    def press_button(self) -> float:
+        """Close the button's contact (a finger on the button at the board's edge); returns the
+        monotonic time the line went to the board, for latency measurements."""
+        return self._control("BUTTON 1")
+
+    def release_button(self) -> float:
+        return self._control("BUTTON 0")
+
+    def bounce_button(self, levels: str, every_us: int) -> float:
+        """Play raw levels ("1" closed, "0" open) one every `every_us` microseconds of simulated
+        time: a contact that bounces (sim only: the host build has no simulated time)."""
+        if self.kind != "sim":
+            raise EmulatorError("only the simavr board plays timed button patterns")
+        if not levels or set(levels) - {"0", "1"} or len(levels) > 64 or every_us <= 0:
+            raise ValueError(
+                f"want 1..64 levels of 0/1 and every_us > 0, got {levels!r}, {every_us}"
+            )
+        return self._control(f"BUTTON {levels} every={every_us}")
+
+    def _control(self, line: str) -> float:
+        process = self._process
+        if process is None or process.poll() is not None or process.stdin is None:
+            raise EmulatorError("the emulated board is not running")
+        try:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise EmulatorError(f"the emulated board stopped listening: {error}") from None
+        return time.monotonic()
 
     def close(self) -> None:
         self.kill()
@@ -270,9 +315,10 @@ class EmulatedBoard:
                 elif words[0] == "LEDS":
                     self.latches.append(parse_leds_line(line, now))
                     self.latch_count += 1
-                elif words[0] in ("RXEND", "RESET"):
-                    cycle = int(_fields(words[1:]).get("cycle", "0"))
-                    self.events.append(Event(words[0], cycle, now))
+                elif words[0] in ("RXEND", "RESET", "BUTTON"):
+                    fields = _fields(words[1:])
+                    down = fields["down"] == "1" if "down" in fields else None
+                    self.events.append(Event(words[0], int(fields.get("cycle", "0")), now, down))
                     self.event_count += 1
                 self._cond.notify_all()
 
@@ -314,6 +360,12 @@ class EmulatedBoard:
                 if not self.running:
                     raise EmulatorError("the emulated board is not running")
                 self._cond.wait(min(left, 0.1))
+
+    def latches_since(self, mark: int) -> list[LedLatch]:
+        """Latches numbered `mark` or later (take `mark` from `mark()`), oldest first."""
+        with self._cond:
+            new = min(self.latch_count - mark, len(self.latches))
+            return list(self.latches)[len(self.latches) - new :] if new > 0 else []
 
     def events_since(self, mark: int) -> list[Event]:
         """Events numbered `mark` or later (take `mark` from `event_count`)."""

@@ -18,6 +18,12 @@ Why the worker does what it does (firmware/PROTOCOL.md):
 - SET_FRAME carries the whole picture, so a retry or a reconnect simply sends the current one again.
 - A keepalive HELLO every second feeds the firmware's host-loss watchdog and notices a board that
   reset behind our back (INFO says "waiting for host"): then the current frame goes out again.
+- The push button on the board's edge (firmware 1.1): with an `on_button` callback the idle worker
+  asks GET_INPUT every `input_poll` seconds (0.25) instead of a bare keepalive, still stop-and-wait,
+  and calls back once per new press. The firmware counts presses since its boot; a fresh connection
+  takes the count as it finds it (a press from before we were listening is no hint request), and
+  a firmware restart (its uptime goes back) restarts the count, so neither invents a press.
+  Firmware 1.0 answers NAK UNKNOWN_TYPE: that means "no button" (said in the connected line).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from controller.leds.protocol import (
     RETRYABLE_NAKS,
     WAKE_BYTE,
     FirmwareInfo,
+    InputState,
     MsgType,
     NakCode,
     ProtocolError,
@@ -63,6 +70,9 @@ from controller.leds.reconnect import Backoff, LinkState, ReconnectLog
 log = logging.getLogger("controller.leds.link")
 
 DEFAULT_BAUD = 500000
+# A press and a release each last at least the firmware's 20 ms debounce: no more than one press in
+# 40 ms can be real. A count that moved further between two polls is a restarted firmware.
+MIN_PRESS_PERIOD_S = 0.040
 
 
 class LinkError(Exception):
@@ -113,6 +123,9 @@ class LinkHealth:
     reconnects: int  # successful handshakes after the first
     firmware: FirmwareInfo | None
     last_error: str | None
+    button: str = "unknown"  # "present" (firmware answers GET_INPUT), "absent" (1.0), "unknown"
+    button_presses: int = 0  # presses reported to on_button since the link started
+    button_down: bool | None = None  # held at the last poll (None: not polled)
 
     @property
     def connected(self) -> bool:
@@ -133,7 +146,19 @@ class LinkHealth:
             "reconnects": self.reconnects,
             "firmware": None if info is None else dataclasses.asdict(info),
             "last_error": self.last_error,
+            "button": self.button,
+            "button_presses": self.button_presses,
+            "button_down": self.button_down,
         }
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    """One press of the board's button, as the link found it."""
+
+    number: int  # 1 for the first press the link reports, then 2, ...
+    at: float  # link clock when the poll that found it was answered
+    down: bool  # still held at that poll
 
 
 Picture = LedFrame | Animation
@@ -163,6 +188,8 @@ class LedLink:
         backoff: Backoff | None = None,
         clock: Callable[[], float] = time.monotonic,
         open_port: Callable[..., serial.SerialBase] = serial.serial_for_url,
+        on_button: Callable[[ButtonPress], None] | None = None,
+        input_poll: float = 0.25,
     ) -> None:
         self._port_arg = port
         self.port = port or "(auto: USB VID:PID)"
@@ -176,6 +203,11 @@ class LedLink:
         self._clock = clock
         self._open_port = open_port
         self._reconnect_log = ReconnectLog(self.port)
+        # Called from the worker thread, once per press; keep it short (hand it to a loop).
+        self._on_button = on_button
+        self._listener_changed = False  # on_button was set: the idle worker re-plans its wait
+        self._input_rebase = False  # the next INPUT is a new baseline (a listener arrived)
+        self.input_poll = input_poll
 
         self._cond = threading.Condition()
         # The idle worker waits on the port (to see an unplugged cable at once) and on this pipe
@@ -197,6 +229,9 @@ class LedLink:
         self._handshakes = 0
         self._info: FirmwareInfo | None = None
         self._last_error: str | None = None
+        self._button = "unknown"
+        self._button_presses = 0
+        self._button_down: bool | None = None
         # Worker-only state.
         self._serial: serial.SerialBase | None = None
         self._decoder = StreamDecoder()
@@ -204,6 +239,9 @@ class LedLink:
         self._guard_s = DEFAULT_WAKE_GUARD_US / 1e6
         self._shown: LedFrame | None = None  # what the firmware acked last on this connection
         self._shown_brightness: int | None = None
+        self._input: InputState | None = None  # the last INPUT on this connection
+        self._input_at = 0.0  # link clock when it was answered
+        self._input_supported: bool | None = None  # None: not asked on this connection yet
 
     # ----------------------------------------------------------------- caller side (any thread)
 
@@ -326,6 +364,20 @@ class LedLink:
         return True
 
     @property
+    def on_button(self) -> Callable[[ButtonPress], None] | None:
+        return self._on_button
+
+    @on_button.setter
+    def on_button(self, callback: Callable[[ButtonPress], None] | None) -> None:
+        """Set (or clear) the press callback; polling starts (or stops) at once."""
+        with self._cond:
+            if self._on_button is None:
+                self._input_rebase = True  # presses before anyone listened are not reported
+            self._on_button = callback
+            self._listener_changed = True
+            self._wake_worker()
+
+    @property
     def state(self) -> LinkState:
         return self._state
 
@@ -343,6 +395,9 @@ class LedLink:
                 reconnects=max(0, self._handshakes - 1),
                 firmware=self._info,
                 last_error=self._last_error,
+                button=self._button,
+                button_presses=self._button_presses,
+                button_down=self._button_down,
             )
 
     # ----------------------------------------------------------------- worker thread
@@ -402,6 +457,8 @@ class LedLink:
         self._shown = None
         self._shown_brightness = None
         self._guard_s = DEFAULT_WAKE_GUARD_US / 1e6
+        self._input = None
+        self._input_supported = None
 
     def _close(self) -> None:
         ser, self._serial = self._serial, None
@@ -436,9 +493,12 @@ class LedLink:
         if self.config is not None and not info.matches(self.config):
             self._request(MsgType.SET_CONFIG, set_config_body(self.config), "SET_CONFIG")
             info = self._hello()
+        self._poll_input()  # the count as we find it: the baseline, never a press
+        button = {True: "a button", False: "no button"}.get(self._input_supported, "")
         return (
             f"firmware {info.firmware_version}, {info.board_size}x{info.board_size} squares, "
             f"{info.led_count} LEDs, budget {info.budget_ma} mA, baud {info.baud or 'n/a'}"
+            + (f", {button}" if button else "")
         )
 
     def _hello(self) -> FirmwareInfo:
@@ -480,6 +540,10 @@ class LedLink:
                     self._show(frame, generation)
                     shown_key = (generation, step)
                     continue
+            input_left = self._input_left()
+            if input_left is not None and input_left <= 0:
+                self._poll_input()
+                continue
             idle = self._clock() - (self._last_reply_at or 0.0)
             if idle >= self.keepalive:
                 self._keepalive()
@@ -487,6 +551,8 @@ class LedLink:
             timeout = self.keepalive - idle
             if step_left is not None:
                 timeout = min(timeout, step_left)
+            if input_left is not None:
+                timeout = min(timeout, input_left)
             self._idle_wait(max(timeout, 0.001), generation, brightness)
 
     def _idle_wait(self, timeout: float, generation: int, brightness: int | None) -> None:
@@ -499,7 +565,9 @@ class LedLink:
                 or self._jobs
                 or self._generation != generation
                 or self._brightness != brightness
+                or self._listener_changed
             ):
+                self._listener_changed = False
                 return
             with contextlib.suppress(BlockingIOError):
                 os.read(self._wake_r, 64)  # wakes that the check above has already covered
@@ -562,6 +630,80 @@ class LedLink:
             self._shown = None
             self._resend_current()
 
+    # ----------------------------------------------------------------- the button
+
+    def _input_left(self) -> float | None:
+        """Seconds until the next GET_INPUT is due; None when there is nothing to poll for."""
+        if self.on_button is None or not self._input_supported or self.input_poll <= 0:
+            return None
+        return self._input_at + self.input_poll - self._clock()
+
+    def _poll_input(self) -> None:
+        """GET_INPUT: report new presses, notice a restarted or abandoned board."""
+        if self._input_supported is False:
+            return
+        try:
+            reply = self._request(
+                MsgType.GET_INPUT, b"", "GET_INPUT", quiet_naks=frozenset({NakCode.UNKNOWN_TYPE})
+            )
+        except LinkNak as error:
+            if error.code != NakCode.UNKNOWN_TYPE:
+                raise
+            # firmware 1.0: the handshake's "connected" line says "no button"; nothing else to do
+            self._input_supported = False
+            with self._cond:
+                self._button, self._button_down = "absent", None
+            return
+        try:
+            state = InputState.parse(reply.body)
+        except ProtocolError as error:
+            raise LinkProtocolError(str(error), port=self.port) from None
+        now = self._clock()
+        previous, previous_at = self._input, self._input_at
+        self._input, self._input_at, self._input_supported = state, now, True
+        with self._cond:
+            rebase, self._input_rebase = self._input_rebase, False
+        if previous is None or rebase:
+            new = 0
+        else:
+            new = self._new_presses(previous, previous_at, state, now)
+        with self._cond:
+            self._button, self._button_down = "present", state.down
+            first = self._button_presses + 1
+            self._button_presses += new
+        callback = self.on_button
+        for number in range(first, first + new):
+            if callback is None:
+                break
+            try:
+                callback(ButtonPress(number=number, at=now, down=state.down))
+            except Exception:  # the caller's bug must not take the LED link down with it
+                log.warning("LED link %s: on_button callback failed", self.port, exc_info=True)
+        if state.waiting_for_host and self._shown is not None:
+            # polls replace the keepalive HELLO while idle, so they must notice this too
+            self._keepalive()
+
+    @staticmethod
+    def _new_presses(
+        previous: InputState, previous_at: float, state: InputState, now: float
+    ) -> int:
+        """Presses between two INPUT replies of one connection.
+
+        The firmware's clock runs no faster than ours (plus slack); if it moved further, or moved
+        back, the firmware restarted in between, and its count started again from 0 after the
+        previous reply. Likewise a count that moved more than presses can physically happen (or
+        went back: u16 arithmetic makes that huge) means a restart. Uptime and count wrap; both
+        checks allow for it.
+        """
+        elapsed_s = max(0.0, now - previous_at)
+        fw_elapsed_ms = (state.uptime_ms - previous.uptime_ms) % (1 << 32)
+        delta = (state.presses - previous.presses) % (1 << 16)
+        possible = int(elapsed_s / MIN_PRESS_PERIOD_S) + 1
+        restarted = fw_elapsed_ms > elapsed_s * 1000 * 1.05 + 500 or delta > possible
+        if restarted:
+            return min(state.presses, possible)
+        return delta
+
     def _resend_current(self) -> None:
         with self._cond:
             picture, since, generation = self._desired, self._desired_since, self._generation
@@ -610,12 +752,16 @@ class LedLink:
 
     # ----------------------------------------------------------------- one request, stop-and-wait
 
-    def _request(self, kind: MsgType, body: bytes, what: str) -> Reply:
-        """Send until a good reply: retries after a timeout or a retryable NAK, then LinkLost."""
+    def _request(
+        self, kind: MsgType, body: bytes, what: str, quiet_naks: frozenset[NakCode] = frozenset()
+    ) -> Reply:
+        """Send until a good reply: retries after a timeout or a retryable NAK, then LinkLost.
+        A NAK in `quiet_naks` is an answer the caller expects (LinkNak, not counted as an error)."""
         expected = {
             MsgType.HELLO: MsgType.INFO,
             MsgType.PING: MsgType.PONG,
             MsgType.GET_STATS: MsgType.STATS,
+            MsgType.GET_INPUT: MsgType.INPUT,
         }.get(kind, MsgType.ACK)
         last: str = ""
         for attempt in range(1 + self.retries):
@@ -629,8 +775,9 @@ class LedLink:
                 self._note_error(error)
                 continue
             if reply.type is MsgType.NAK:
-                self._note_error(LinkError(reply.describe(), port=self.port, frame=what))
                 code = reply.nak_code
+                if code not in quiet_naks:
+                    self._note_error(LinkError(reply.describe(), port=self.port, frame=what))
                 if code in RETRYABLE_NAKS:
                     last = reply.describe()
                     continue
@@ -701,6 +848,7 @@ class LedLink:
 
 
 __all__ = [
+    "ButtonPress",
     "LedLink",
     "LinkClosed",
     "LinkError",

@@ -25,10 +25,12 @@ class MsgType(IntEnum):
     SET_BRIGHTNESS = 0x04
     SET_CONFIG = 0x05
     GET_STATS = 0x06
+    GET_INPUT = 0x07  # firmware 1.1 and later; 1.0 NAKs it UNKNOWN_TYPE
     ACK = 0x80
     INFO = 0x81
     PONG = 0x82
     STATS = 0x86
+    INPUT = 0x87
     NAK = 0xFF
 
 
@@ -167,6 +169,28 @@ class Stats:
 
 
 @dataclass(frozen=True)
+class InputState:
+    """The INPUT reply (PROTOCOL.md 4.8): the board's push button, debounced by the firmware."""
+
+    presses: int  # released -> pressed transitions since the firmware booted, u16, wraps
+    down: bool  # the button is held now
+    waiting_for_host: bool  # the same as INFO's state
+    uptime_ms: int  # firmware clock (wraps at 2^32): going back means the firmware restarted
+
+    FORMAT = "<HBBI"
+    SIZE = struct.calcsize(FORMAT)
+
+    @classmethod
+    def parse(cls, body: bytes) -> InputState:
+        if len(body) != cls.SIZE:
+            raise ProtocolError(f"INPUT body is {len(body)} bytes, expected {cls.SIZE}")
+        presses, down, state, uptime = struct.unpack(cls.FORMAT, body)
+        if down > 1 or state > 1:
+            raise ProtocolError(f"INPUT has down={down}, state={state}; both must be 0 or 1")
+        return cls(presses, bool(down), bool(state), uptime)
+
+
+@dataclass(frozen=True)
 class Reply:
     """One reply from the firmware, checked against the length its type requires."""
 
@@ -201,6 +225,7 @@ _REPLY_LENGTHS = {
     MsgType.INFO: (FirmwareInfo.SIZE, FirmwareInfo.SIZE),
     MsgType.PONG: (0, 16),
     MsgType.STATS: (Stats.SIZE, Stats.SIZE),
+    MsgType.INPUT: (InputState.SIZE, InputState.SIZE),
     MsgType.NAK: (2, 2),
 }
 

@@ -18,10 +18,13 @@ from typing import Any, Protocol
 
 from controller.service.clock import Clock, SystemClock
 from controller.service.config import Settings
-from controller.service.errors import NoGameError, UnavailableError
+from controller.service.errors import GameOverError, NoGameError, UnavailableError, WrongMoveError
 from controller.service.events import EventBus
 from controller.service.game import Ambiguity, GameSession, RecordedPly
 from controller.service.health import Health
+from controller.service.marks import MarkCache
+from controller.service.opponent import TAG as COMPUTER_TAG
+from controller.service.opponent import Opponent, squares_to_fix
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
 from controller.tak import Ply
@@ -42,7 +45,7 @@ class LedPort(Protocol):
 
 
 class HintPort(Protocol):
-    async def best_ply(self, position: Any) -> tuple[str, dict[str, Any]]: ...
+    async def best_ply(self, position: Any, limit: Any = None) -> tuple[str, dict[str, Any]]: ...
 
 
 class CameraPort(Protocol):
@@ -74,6 +77,7 @@ class GameView:
     ambiguity: Ambiguity | None
     state: str  # recording | paused | desync | illegal | ambiguous | over
     problem: dict[str, Any] = field(default_factory=dict)
+    computer: dict[str, Any] | None = None  # side, strength, move (to make on the board), thinking
 
 
 class BoardService:
@@ -103,9 +107,17 @@ class BoardService:
         if leds is not None and hasattr(leds, "attach"):
             self.health.link.state = "connecting"
             leds.attach(self.health.link, lambda: self.bus.publish("leds", leds.lit()))
+        if leds is not None and hasattr(leds, "on_button"):
+            leds.on_button = self.button_pressed  # the button on the board's edge asks for a hint
+        self._button_hint: asyncio.Task | None = None
         # What the camera side last reported about the board vs the game (desync / illegal).
         self.problem: dict[str, Any] = {}
         self._tasks: list[asyncio.Task] = []
+        # Playing against the computer: who it is, and its ply waiting to be made on the board.
+        self.marks = MarkCache()  # tak/tinue marks of the games' plies, for their PTN
+        self.opponent: Opponent | None = None
+        self.computer_move: Ply | None = None
+        self._thinking: asyncio.Task | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -117,6 +129,7 @@ class BoardService:
                 # the table in the simulator is gone with the old process: lay the pieces back out
                 stacks = {sq: list(st) for sq, st in view.stacks.items()}
                 self.virtual_board.reset(view.size, stacks)
+            self.opponent = Opponent.from_tags(view.tags)
             if self.camera is not None and view.result is None:
                 self.camera.resync(resumed=True)
         self._refresh_journal_health()
@@ -126,8 +139,10 @@ class BoardService:
         if self.camera is not None:
             await self.camera.start(self)
         self._tasks.append(asyncio.create_task(self._health_loop(), name="health"))
+        self._computer_turn()
 
     async def stop(self) -> None:
+        self._cancel_thinking()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -177,10 +192,12 @@ class BoardService:
             stacks=position.stacks(),
             reserves=(position.reserves(0), position.reserves(1)),
             flat_count=position.flat_count(),
-            ptn=s.journal.export_ptn(s.game_id),
+            ptn=s.journal.export_ptn(s.game_id, marks=self.marks.peek(record)),
             ambiguity=s.ambiguity,
             state=state,
             problem=dict(self.problem),
+            computer=(self.opponent.as_dict(self.computer_move, self._is_thinking())
+                      if self.opponent is not None else None),
         )
 
     def _state(self, result: str | None) -> str:
@@ -197,9 +214,18 @@ class BoardService:
     # --- commands (each one: journal, position, LEDs, event) -----------------------------------
     async def new_game(
         self, *, size: int, komi: int, players: tuple[str, str], opening: str,
-        tags: dict[str, str] | None = None,
+        tags: dict[str, str] | None = None, computer: Opponent | None = None,
     ) -> GameView:
+        if computer is not None:
+            if self.hinter is None:
+                raise UnavailableError("no engine is configured on this board to play against")
+            tags = {**(tags or {}), COMPUTER_TAG: computer.tag()}
+            names = list(players)
+            names[computer.side] = names[computer.side] or computer.player_name
+            players = (names[0], names[1])
         async with self.lock:
+            self._cancel_thinking()
+            self.opponent = computer
             game_id = await asyncio.to_thread(
                 self.session.new_game, size=size, komi=komi, players=players, opening=opening,
                 tags=tags,
@@ -211,13 +237,14 @@ class BoardService:
             if self.camera is not None:
                 self.camera.resync(new_game=True)
             self._refresh_journal_health()
-            view = self.view()
             log.info("game %s started: %dx%d komi %s", game_id, size, size, komi / 2)
             self.bus.publish("game_started", {"game_id": int(game_id), "size": size,
                                               "komi": komi, "players": list(players),
-                                              "opening": opening})
+                                              "opening": opening,
+                                              "computer": computer.tag() if computer else None})
             await self._show_leds()
-            return view
+            self._computer_turn()
+            return self.view()
 
     async def play(
         self, ply: Ply, *, source: str, uncertain: bool = False,
@@ -229,6 +256,9 @@ class BoardService:
                                            alternatives=alternatives, margin=margin)
 
     async def _play_locked(self, ply, *, source, uncertain=False, alternatives=(), margin=None):
+        wanted = self.computer_move
+        if wanted is not None and source == "camera" and ply != wanted:
+            await self._wrong_move(wanted, ply)
         played = await asyncio.to_thread(self.session.play, ply, uncertain=uncertain,
                                          alternatives=alternatives)
         self.problem = {}
@@ -241,6 +271,7 @@ class BoardService:
                          margin: float | None) -> None:
         position = self.session.position
         number = position.ply_count
+        self.computer_move = None  # made (or overruled by a ply typed on the page)
         log.info("ply %d %s (%s)", number, played.ptn(), source)
         self.bus.publish("ply_committed", {
             "game_id": int(self.session.game_id), "number": number, "ptn": played.ptn(),
@@ -248,6 +279,9 @@ class BoardService:
             "margin": margin, "tps": position.tps(),
         })
         await self._show_leds()
+        # the ply's tak/tinue mark for the PTN (after the LEDs: it never delays what players see)
+        record = self.session.journal.game(self.session.game_id)
+        await asyncio.to_thread(self.marks.marks, record)
         result = self.session.result
         if result is not None:
             outcome = position.outcome()
@@ -256,10 +290,17 @@ class BoardService:
                 road = position.road(outcome.winner)
             self.bus.publish("game_ended", {"game_id": int(self.session.game_id),
                                             "result": result, "road": road})
+        self._computer_turn()
 
-    async def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity:
-        """The camera saw a change several plies explain: hold it and ask the players."""
+    async def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity | None:
+        """The camera saw a change several plies explain: hold it and ask the players (None: one
+        of them was the computer's own ply, which is then recorded without asking)."""
         async with self.lock:
+            if self.computer_move is not None and self.computer_move in candidates:
+                # the board looks like several plies, one of them the computer's own: that is the
+                # one the player was making for it, nothing to ask
+                await self._play_locked(self.computer_move, source="camera")
+                return None
             pending = self.session.ambiguity
             if pending is not None and pending.candidates == list(candidates):
                 return pending  # the same question, still on the board: do not ask twice
@@ -284,6 +325,7 @@ class BoardService:
         async with self.lock:
             undone = await asyncio.to_thread(self.session.take_back, n)
             self.problem = {}
+            self._cancel_thinking()
             position = self.session.position
             self.bus.publish("ply_taken_back", {"game_id": int(self.session.game_id),
                                                 "plies": undone, "ply_count": position.ply_count,
@@ -291,12 +333,14 @@ class BoardService:
             if self.camera is not None:
                 self.camera.resync()
             await self._show_leds()
+            self._computer_turn()
             return undone
 
     async def finish(self, result: str, reason: str) -> str:
         async with self.lock:
             await asyncio.to_thread(self.session.finish, result)
             self.problem = {}
+            self._cancel_thinking()
             self.bus.publish("game_ended", {"game_id": int(self.session.game_id),
                                             "result": result, "reason": reason, "road": None})
             await self._show_leds()
@@ -319,6 +363,17 @@ class BoardService:
         if self.leds is not None:
             await self.leds.show("hint", ply=Ply.from_ptn(ptn))
         return {"ptn": ptn, **info}
+
+    async def button_pressed(self) -> None:
+        """The button on the board's edge: a hint while a game is in progress, else nothing.
+        Presses while that hint is still being searched are the same request, not new ones."""
+        if self.hinter is None or (self._button_hint is not None and not self._button_hint.done()):
+            return
+        self._button_hint = asyncio.current_task()
+        try:
+            await self.hint()
+        except (NoGameError, GameOverError) as error:
+            log.info("button pressed, no hint: %s", error)
 
     async def set_brightness(self, brightness: int) -> None:
         if self.leds is None:
@@ -348,6 +403,64 @@ class BoardService:
             self.bus.publish("in_sync", {"tps": self.session.position.tps()})
             await self._show_leds()
 
+    # --- the computer opponent -----------------------------------------------------------------
+    def _is_thinking(self) -> bool:
+        return self._thinking is not None and not self._thinking.done()
+
+    def _cancel_thinking(self) -> None:
+        if self._is_thinking():
+            self._thinking.cancel()  # type: ignore[union-attr]
+        self._thinking = None
+        self.computer_move = None
+
+    def _computer_turn(self) -> None:
+        """If it is the computer's turn and it has not thought yet, think (in the background)."""
+        position = self.session.position
+        if (self.opponent is None or position is None or self.session.result is not None
+                or self.computer_move is not None or self._is_thinking()
+                or not self.opponent.to_move(position) or self.hinter is None):
+            return
+        self._thinking = asyncio.create_task(self._think(int(self.session.game_id),
+                                                         position.ply_count), name="computer")
+
+    async def _think(self, game_id: int, ply_count: int) -> None:
+        assert self.opponent is not None and self.hinter is not None
+        opponent = self.opponent
+        async with self.lock:
+            position = self.session._open_position().copy()
+        try:
+            ptn, info = await self.hinter.best_ply(position, limit=opponent.limit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an engine failure must not take the board down with it
+            log.warning("the computer could not find a ply (%s); it will try after the next one",
+                        exc)
+            return
+        async with self.lock:
+            now = self.session.position
+            if (self.session.game_id != game_id or now is None or now.ply_count != ply_count
+                    or self.opponent is not opponent):
+                return  # the game moved on while the engine thought
+            self.computer_move = Ply.from_ptn(ptn)
+            log.info("the computer (%s) plays %s", opponent.tag(), ptn)
+            self.bus.publish("computer_move", {"game_id": game_id, "ptn": ptn,
+                                               "number": ply_count + 1, **info})
+            await self._show_leds()
+
+    async def _wrong_move(self, wanted: Ply, shown: Ply) -> None:
+        """The board shows `shown` where the computer played `wanted`: say which squares to fix,
+        blink them, record nothing (raises WrongMoveError)."""
+        position = self.session._open_position()
+        squares = squares_to_fix(position, wanted, shown)
+        why = f"the computer plays {wanted.ptn()}, the board shows {shown.ptn()}"
+        problem = {"kind": "illegal", "squares": squares, "why": why}
+        if problem != self.problem:
+            self.problem = problem
+            self.bus.publish("illegal_state", {**problem, "expected_tps": position.tps()})
+            log.warning("%s: fix %s", why, ", ".join(squares))
+            await self._show_leds()
+        raise WrongMoveError(why)
+
     # --- LEDs ----------------------------------------------------------------------------------
     async def _show_leds(self) -> None:
         if self.leds is None or self.session.position is None:
@@ -360,6 +473,8 @@ class BoardService:
             squares = sorted({sq for c in self.session.ambiguity.candidates
                               for sq in c.squares(position.size)})
             await self.leds.show("ambiguity", squares=squares, position=position)
+        elif self.computer_move is not None:
+            await self.leds.show("hint", ply=self.computer_move, position=position)
         elif (outcome := position.outcome()) is not None and outcome.reason == "road":
             await self.leds.show("road", road=position.road(outcome.winner) or [],
                                  winner=outcome.winner, position=position)

@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from controller.service.config import Settings
+from controller.service.errors import WrongMoveError
 from controller.service.virtual_board import VirtualBoard
 from controller.tracking import (
     Ask,
@@ -459,6 +460,10 @@ class CameraPipeline:
             case Commit(ply=ply, margin=margin):
                 try:
                     await board.play(ply, source="camera", margin=margin)
+                except WrongMoveError:
+                    # not the computer's ply: forget it, keep watching; the board reports and
+                    # blinks the squares to fix, and the computer's ply commits once it is there
+                    self.tracker.retract()
                 except Exception as exc:
                     log.warning("camera ply %s not recorded (%s): re-reading the board",
                                 ply.ptn(), exc)

@@ -13,6 +13,7 @@ so a typo never silently starts the board with a default.
 
 from __future__ import annotations
 
+import shlex
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -42,6 +43,7 @@ class Settings:
     token: str = ""  # empty: read or create `<data_dir>/token`
     sim: bool = False
     max_body_bytes: int = 64 * 1024
+    engine: str = ""  # an external TEI engine's command line for hints; "" = the built-in engine
 
     def __post_init__(self) -> None:
         check(self, "<settings>")
@@ -72,6 +74,7 @@ _TOML_KEYS: dict[tuple[str, str], str] = {
     ("service", "token"): "token",
     ("service", "sim"): "sim",
     ("service", "max_body_bytes"): "max_body_bytes",
+    ("engine", "command"): "engine",
 }
 
 
@@ -105,6 +108,12 @@ def check(s: Settings, where: str) -> None:
         raise bad("token", f"needs at least {TOKEN_MIN_LENGTH} printable characters, no spaces")
     if not isinstance(s.sim, bool):
         raise bad("sim", "must be true or false")
+    if not isinstance(s.engine, str):
+        raise bad("engine", "must be the command line of a TEI engine, e.g. \"tiltak tei\"")
+    try:
+        shlex.split(s.engine)
+    except ValueError as exc:
+        raise bad("engine", f"cannot split it into a command line ({exc})") from None
 
 
 def load_settings(path: Path | None) -> Settings:

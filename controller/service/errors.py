@@ -29,3 +29,7 @@ class UnavailableError(ServiceError):
 
 class BadRequestError(ServiceError):
     """Well-formed but unusable input (e.g. a calibration whose corners cross)."""
+
+
+class WrongMoveError(ServiceError):
+    """The board shows a ply other than the computer's: not recorded; the squares to fix blink."""

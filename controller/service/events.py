@@ -37,6 +37,7 @@ EVENT_TYPES = (
     "camera",
     "sim_board",
     "hint",
+    "computer_move",
 )
 
 

@@ -17,9 +17,10 @@ class EngineHints:
         self.limit = Limit(movetime_ms=movetime_ms)
         self._lock = asyncio.Lock()  # one search at a time; a second ask waits for the first
 
-    async def best_ply(self, position) -> tuple[str, dict[str, Any]]:
+    async def best_ply(self, position, limit: Limit | None = None) -> tuple[str, dict[str, Any]]:
+        """The engine's ply for `position` within `limit` (default: the hint time)."""
         async with self._lock:
-            hint = await asyncio.to_thread(self.engine.hint, position, limit=self.limit)
+            hint = await asyncio.to_thread(self.engine.hint, position, limit=limit or self.limit)
         info = hint.as_json()
         info.pop("best", None)
         info["source"] = hint.source

@@ -8,22 +8,27 @@ Sending never blocks the board: `show` hands the newest picture to the link (lat
 returns;
 the link's ack arrives later on a future, which updates the health and the "leds" event. So a dead
 link costs the game nothing but the lights.
+
+A press of the button on the board's edge (firmware 1.1) comes from the link's worker thread; it is
+handed to the service's loop and to `on_button` (BoardService sets it: a hint).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import logging
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from controller.leds import scenes
 from controller.leds.frame import Animation, Effect, LedFrame
 from controller.leds.layout import DEFAULT_CONFIG_PATH, LedConfig, load_config
-from controller.leds.link import LedLink
+from controller.leds.link import ButtonPress, LedLink
 from controller.leds.reconnect import LinkState
 from controller.service.config import Settings
 
@@ -86,6 +91,10 @@ class LedBoard:
         self._on_change: Callable[[], None] | None = None
         # the benchmark and tests watch acks: (generation, monotonic time)
         self.ack_observers: list[Callable[[int, float], None]] = []
+        # the button on the board's edge: called on the loop once per press
+        self.on_button: Callable[[], Awaitable[Any] | None] | None = None
+        self.button_presses = 0
+        self._button_tasks: set[asyncio.Future] = set()
 
     def attach(self, link_health, on_change: Callable[[], None]) -> None:
         self.health = link_health
@@ -111,7 +120,8 @@ class LedBoard:
             self.emulator.start()
             port = self.emulator.port
             log.info("emulated LED board (%s) on %s", self.emulator.kind, port)
-        self.link = LedLink(None if port == "auto" else port, config=self.config)
+        self.link = LedLink(None if port == "auto" else port, config=self.config,
+                            on_button=self._button_pressed)
         self.link.set_brightness(self.brightness)
         self.link.start()
         if self.health is not None:
@@ -123,6 +133,29 @@ class LedBoard:
             await asyncio.to_thread(self.link.stop)
         if self.emulator is not None:
             await asyncio.to_thread(self.emulator.close)
+
+    # --- the button ------------------------------------------------------------------------------
+    def _button_pressed(self, press: ButtonPress) -> None:
+        """The link's worker thread: hand the press to the service's loop."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # a closed loop: the service is going down
+            loop.call_soon_threadsafe(self._dispatch_button, press)
+
+    def _dispatch_button(self, press: ButtonPress) -> None:
+        self.button_presses += 1
+        log.info("button pressed on the LED board (press %d)", press.number)
+        result = self.on_button() if self.on_button is not None else None
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(result)
+            self._button_tasks.add(task)  # a reference, so the task is not collected mid-way
+            task.add_done_callback(self._button_done)
+
+    def _button_done(self, task: asyncio.Future) -> None:
+        self._button_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("the button's action failed: %s", task.exception())
 
     # --- pictures ------------------------------------------------------------------------------
     async def show(self, scene: str, **kw: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import logging
+import shlex
 import sys
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def build_board(settings: Settings, *, clock: Clock | None = None,
     camera = _camera(settings, virtual_board, clock, leds,
                      FILM_LEDS if film_leds is None else film_leds)
     board = BoardService(settings=settings, journal=journal, bus=bus, clock=clock, camera=camera,
-                         leds=leds, hinter=_hinter(), virtual_board=virtual_board)
+                         leds=leds, hinter=_hinter(settings), virtual_board=virtual_board)
     board.health.camera.source = settings.camera
     board.health.link.port = settings.serial
     return board
@@ -104,12 +105,15 @@ def _leds(settings: Settings, clock: Clock):
     return LedBoard(settings, clock=clock)
 
 
-def _hinter():
+def _hinter(settings: Settings):
+    """The built-in engine, or the configured external TEI engine with the built-in as fallback."""
     try:
+        from controller.engine.hints import HintEngine
         from controller.service.hints import EngineHints
     except ImportError:
         return None
-    return EngineHints()
+    external = shlex.split(settings.engine) if settings.engine else None
+    return EngineHints(HintEngine(external))
 
 
 async def serve(settings: Settings) -> int:

@@ -31,7 +31,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -389,12 +389,16 @@ class Journal:
         """A fresh copy of the position after the game's last ply."""
         return self.game(game_id).position()
 
-    def export_ptn(self, game_id: GameId) -> str:
-        """The game as PTN text (rules engine's writer); unsure plies carry `?` and a comment."""
+    def export_ptn(self, game_id: GameId, marks: Sequence[str] = ()) -> str:
+        """The game as PTN text (rules engine's writer); unsure plies carry `?` and a comment.
+
+        `marks` gives each ply its tak/tinue mark ("", "'", "''"), in order; plies beyond it get
+        none (the journal does not judge positions; `controller/service/marks.py` does)."""
         record = self.game(game_id)
         notes = [
-            PlyNote(ply=entry.ply, uncertain=entry.uncertain, alternatives=entry.alternatives)
-            for entry in record.plies
+            PlyNote(ply=entry.ply, uncertain=entry.uncertain, alternatives=entry.alternatives,
+                    mark=marks[i] if i < len(marks) else "")
+            for i, entry in enumerate(record.plies)
         ]
         return game_ptn(
             size=record.size,

@@ -2,7 +2,9 @@
 
 What the recorder adds on top of plain PTN: a ply it was unsure of carries the `?` annotation and a
 comment after it naming the other plies that explained the board about as well, e.g.
-`3c3+12? {unsure: also 3c3+21}`. Size and Komi tags are always written.
+`3c3+12? {unsure: also 3c3+21}`. Size and Komi tags are always written. A ply may also carry a tak
+(`'`) or tinue (`''`) mark, which the caller works out (the engine does: see
+`controller/service/marks.py`); the store itself knows no tactics.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class PlyNote:
     uncertain: bool = False
     alternatives: tuple[Ply, ...] = ()
     reason: str = ""  # written in the comment of an unsure ply, not kept in the journal
+    mark: str = ""  # "'" tak or "''" tinue, written before any "?"
 
 
 def unsure_comment(alternatives: Sequence[Ply], reason: str = "") -> str:
@@ -52,11 +55,13 @@ def game_ptn(
     game = ptn.Game.from_position(position, tags=all_tags)
     moves = list(game.moves)
     for index, note in enumerate(plies):
+        if note.mark:
+            moves[index] = dataclasses.replace(moves[index], annotation=note.mark)
         if note.uncertain:
             record = moves[index]
             moves[index] = dataclasses.replace(
                 record,
-                annotation="?",
+                annotation=note.mark + "?",
                 comments_after=[
                     *record.comments_after, unsure_comment(note.alternatives, note.reason)
                 ],

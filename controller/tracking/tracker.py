@@ -103,6 +103,7 @@ class Tracker:
         self._undecided: Ask | None = None  # a close call waiting for more still frames
         # the evidence of the last still board that matched the game (what "changed" is against)
         self._accepted: dict[str, SquareEvidence] | None = None
+        self._accepted_before: dict[str, SquareEvidence] | None = None  # for `retract`
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -134,6 +135,14 @@ class Tracker:
         self.state = "tracking"
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
         return out + self._game_over()
+
+    def retract(self) -> None:
+        """Undo the last `Commit` as if it had not been seen (the service refused it: not the
+        computer's ply). The board still shows it; nothing is judged again until the board
+        changes, and a change is then judged against the position and board from before."""
+        self.position.pop()
+        self._accepted = self._accepted_before
+        self.state = "tracking" if self.position.outcome() is None else "over"
 
     @property
     def expected(self) -> str:
@@ -240,7 +249,7 @@ class Tracker:
         best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
-        self._accepted = dict(evidence)
+        self._accepted_before, self._accepted = self._accepted, dict(evidence)
         after_unmatched = self.state in ("illegal", "desync")
         if after_unmatched:
             out.append(Resynced())

@@ -47,6 +47,7 @@ def game_public(view: GameView) -> models.GamePublic:
             id=amb.id, candidates=[c.ptn() for c in amb.candidates],
             scores=[round(s, 4) for s in amb.scores]),
         problem=view.problem,
+        computer=None if view.computer is None else models.ComputerPublic(**view.computer),
         ptn=view.ptn,
         ptn_ninja_url=ptn_ninja_url(view.ptn),
     )

@@ -31,6 +31,12 @@ class NewGame(Strict):
     white: PlayerName = ""
     black: PlayerName = ""
     opening: Opening = "swap"
+    computer: Literal["white", "black"] | None = Field(
+        None, description="play against the computer: the side it plays (its plies are shown on "
+        "the LEDs; a player makes them on the board)")
+    strength: Literal["easy", "medium", "hard"] = Field(
+        "medium", description="the computer's strength: easy = 1 ply deep, medium 0.7 s, "
+        "hard 2.5 s of thought per ply")
 
     @field_validator("komi")
     @classmethod
@@ -149,6 +155,13 @@ class AmbiguityPublic(BaseModel):
     scores: list[float]
 
 
+class ComputerPublic(BaseModel):
+    side: Literal["white", "black"]
+    strength: Literal["easy", "medium", "hard"]
+    move: str | None = Field(None, description="the computer's ply, to be made on the board")
+    thinking: bool
+
+
 class GamePublic(BaseModel):
     id: int
     size: int
@@ -167,6 +180,7 @@ class GamePublic(BaseModel):
     flat_count: dict[str, int]
     ambiguity: AmbiguityPublic | None
     problem: dict[str, Any]
+    computer: ComputerPublic | None = None
     ptn: str
     ptn_ninja_url: str
 
@@ -209,9 +223,10 @@ class GameDetail(BaseModel):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     recording: str
-    tracker: Literal["none", "resuming", "tracking", "asking", "illegal", "desync", "over"] = Field(
-        description="the camera's tracker: 'resuming' after a restart until the board shows the "
-        "journal's position (no ply is recorded from the camera until then)")
+    tracker: str = Field(
+        description="the camera's tracker: none | resuming (after a restart, until the board "
+        "shows the journal's position; no ply is recorded from the camera until then) | tracking "
+        "| asking | illegal | desync | over")
     sim: bool
     hints: bool
     camera: dict[str, Any]

@@ -1,7 +1,8 @@
 /* ATmega328P @ 16 MHz: the platform layer under the portable core.
  *
  * UART0 receive interrupt -> ring buffer; Timer1 -> millisecond clock; WS2812B data on PD6
- * (Arduino pin D6), bit-banged with interrupts off; hardware watchdog 0.5 s.
+ * (Arduino pin D6), bit-banged with interrupts off; push button from PD2 (D2) to GND with the
+ * internal pull-up; hardware watchdog 0.5 s.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -196,6 +197,18 @@ uint32_t hal_millis(void)
     return ms;
 }
 
+/* ---- button: PD2 (Arduino D2) to GND, internal pull-up (hardware/README.md says why D2) ---- */
+static void button_init(void)
+{
+    DDRD &= (uint8_t)~_BV(PD2);
+    PORTD |= _BV(PD2);
+}
+
+bool hal_button_down(void)
+{
+    return !(PIND & _BV(PD2)); /* the contact pulls the pin to GND */
+}
+
 /* ---- LEDs ---- */
 static uint32_t last_show_end;
 
@@ -230,6 +243,7 @@ int main(void)
 {
     DDRD |= _BV(PD6);
     PORTD &= (uint8_t)~_BV(PD6);
+    button_init(); /* first: the pull-up settles while the rest starts, before the core reads it */
     uart_init();
     clock_init();
     sei();

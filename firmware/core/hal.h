@@ -37,4 +37,8 @@ tk_show_result_t hal_leds_show(const uint8_t *grb, uint16_t len);
 uint8_t hal_reset_cause(void);
 uint8_t hal_baud_code(void);
 
+/* True while the button's contact is closed, read raw (bouncing included; the core debounces).
+ * A platform without a button returns false. */
+bool hal_button_down(void);
+
 #endif

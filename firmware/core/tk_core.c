@@ -44,6 +44,7 @@ void tk_core_init(tk_core_t *c)
     c->last_rx_ms = now;
     c->last_show_ms = now;
     c->dirty = true;
+    tk_button_init(&c->button, hal_button_down(), now);
 }
 
 uint16_t tk_core_wake_guard_us(const tk_core_t *c)
@@ -142,6 +143,18 @@ static void send_stats(tk_core_t *c, uint8_t seq)
     reply(c, TK_MSG_STATS, seq, b, sizeof b);
 }
 
+static void send_input(tk_core_t *c, uint8_t seq)
+{
+    uint8_t b[TK_INPUT_LEN];
+    put16(b + 0, c->button.presses);
+    b[2] = c->button.down ? 1u : 0u;
+    b[3] = c->state;
+    uint32_t up = hal_millis();
+    put16(b + 4, (uint16_t)(up & 0xFFFFu));
+    put16(b + 6, (uint16_t)(up >> 16));
+    reply(c, TK_MSG_INPUT, seq, b, sizeof b);
+}
+
 /* Checks a SET_FRAME body completely before touching any state (a rejected request changes nothing). */
 static uint8_t check_frame(const tk_core_t *c, const uint8_t *body, uint16_t len)
 {
@@ -220,6 +233,13 @@ static void handle_request(tk_core_t *c, const tk_frame_t *f)
         }
         send_stats(c, seq);
         return;
+    case TK_MSG_GET_INPUT:
+        if (len != 0) {
+            nak(c, type, seq, TK_ERR_BAD_LENGTH);
+            return;
+        }
+        send_input(c, seq);
+        return;
     case TK_MSG_SET_FRAME: {
         uint8_t err = check_frame(c, f->body, len);
         if (err) {
@@ -297,6 +317,7 @@ void tk_core_task(tk_core_t *c)
     uint8_t byte;
     tk_frame_t frame;
     uint32_t now = hal_millis();
+    tk_button_update(&c->button, hal_button_down(), now);
     while (hal_uart_read(&byte)) {
         c->last_rx_ms = now;
         c->hold = true;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tk_button.h"
 #include "tk_frame.h"
 #include "tk_layout.h"
 #include "tk_protocol.h"
@@ -43,6 +44,7 @@ typedef struct {
     uint32_t last_show_ms;
     bool hold;              /* the host is talking: start no LED write (PROTOCOL.md section 3) */
     bool dirty;             /* the LEDs do not show the current state yet */
+    tk_button_t button;
     tk_stats_t stats;
     tk_render_stats_t render;
 } tk_core_t;

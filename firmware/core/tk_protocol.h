@@ -4,7 +4,7 @@
 
 #define TK_PROTOCOL_VERSION 1u
 #define TK_FW_MAJOR 1u
-#define TK_FW_MINOR 0u
+#define TK_FW_MINOR 1u /* 1.1: GET_INPUT (the button) */
 #define TK_FW_PATCH 0u
 
 /* Requests (host -> firmware) */
@@ -14,11 +14,13 @@
 #define TK_MSG_SET_BRIGHTNESS 0x04u
 #define TK_MSG_SET_CONFIG 0x05u
 #define TK_MSG_GET_STATS 0x06u
+#define TK_MSG_GET_INPUT 0x07u /* since firmware 1.1; older firmware NAKs it UNKNOWN_TYPE */
 /* Replies (firmware -> host) */
 #define TK_MSG_ACK 0x80u
 #define TK_MSG_INFO 0x81u
 #define TK_MSG_PONG 0x82u
 #define TK_MSG_STATS 0x86u
+#define TK_MSG_INPUT 0x87u
 #define TK_MSG_NAK 0xFFu
 
 /* NAK error codes */
@@ -46,6 +48,7 @@
 #define TK_INFO_LEN 24u
 #define TK_STATS_LEN 24u
 #define TK_CONFIG_LEN 10u
+#define TK_INPUT_LEN 8u
 #define TK_COBS_WIRE_MAX 32u /* largest reply (INFO/STATS, 28 bytes) encoded + delimiter */
 
 /* Timing */

@@ -12,6 +12,7 @@
 static const uint8_t *in_data;
 static size_t in_len, in_pos;
 static uint32_t clock_ms;
+static bool fuzz_button;
 static uint8_t last_tx[64];
 static uint16_t last_tx_len;
 static bool garbage_phase; /* LED writes may report bytes during the write only then */
@@ -23,6 +24,7 @@ bool hal_uart_read(uint8_t *byte)
         return false;
     }
     *byte = in_data[in_pos++];
+    fuzz_button = (*byte & 0x80u) != 0; /* the button bounces with the input: debounce gets fuzzed too */
     clock_ms += 1; /* time passes with the input, so timeouts and animation get exercised */
     return true;
 }
@@ -43,6 +45,7 @@ tk_show_result_t hal_leds_show(const uint8_t *grb, uint16_t len)
 }
 uint8_t hal_reset_cause(void) { return 0; }
 uint8_t hal_baud_code(void) { return 255; }
+bool hal_button_down(void) { return fuzz_button; }
 
 static tk_core_t core;
 

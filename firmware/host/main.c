@@ -1,11 +1,14 @@
 /* The portable core built for Linux: the same protocol as the AVR, without the emulator.
  *
  *   takboard-host [--link PATH]   run on a fresh pty; prints "PTY /dev/pts/N", then one
- *                                 "LEDS ms=T n=N grb=HEX" line per LED write (PROTOCOL.md section 8)
+ *                                 "LEDS ms=T n=N grb=HEX" line per LED write (PROTOCOL.md section 8);
+ *                                 "BUTTON 1" / "BUTTON 0" on stdin press / release the button
  *   takboard-host --script        a test twin driven by lines on stdin, with a virtual clock:
  *       rx HEX       bytes arrive on the serial line, the core runs until it has handled them
  *       during HEX   bytes that will arrive while the next LED write is in progress
  *       tick MS      advance the clock MS milliseconds, running the core every millisecond
+ *       button 1|0   the button's contact closes / opens, and the core runs once (bounce it with
+ *                    ticks between)
  *       sync         prints "SYNC" (everything before it has been printed)
  *     and prints "TX HEX" for every write to the serial line and "LEDS ms=T n=N grb=HEX" per write.
  */
@@ -38,6 +41,7 @@ static int pty_master = -1;
 static uint8_t during[512];
 static size_t during_len;
 static const char *link_path;
+static bool button_down; /* the raw contact, set by a script line or a stdin line */
 
 static void ring_push(uint8_t b)
 {
@@ -129,6 +133,21 @@ uint8_t hal_baud_code(void)
     return 255u;
 }
 
+bool hal_button_down(void)
+{
+    return button_down;
+}
+
+/* "1" or "0" (after the command word) -> the button level; false for anything else. */
+static bool parse_level(const char *text, bool *level)
+{
+    if (strcmp(text, "1") == 0 || strcmp(text, "0") == 0) {
+        *level = text[0] == '1';
+        return true;
+    }
+    return false;
+}
+
 static size_t parse_hex(const char *text, uint8_t *out, size_t cap)
 {
     size_t n = 0;
@@ -166,6 +185,12 @@ static int run_script(void)
                 virtual_ms++;
                 tk_core_task(&core);
             }
+        } else if (strncmp(line, "button ", 7) == 0) {
+            if (!parse_level(line + 7, &button_down)) {
+                fprintf(stderr, "takboard-host: button wants 1 or 0: %s\n", line);
+                return 2;
+            }
+            tk_core_task(&core); /* the main loop samples the pin at once, as on the chip */
         } else if (strcmp(line, "sync") == 0) {
             printf("SYNC\n");
             fflush(stdout);
@@ -212,13 +237,31 @@ static int run_pty(void)
     tk_core_init(&core);
     printf("PTY %s\n", name);
     fflush(stdout);
+    char control[64];
+    size_t control_len = 0;
+    bool control_open = true; /* stdin: "BUTTON 1" / "BUTTON 0" lines, until EOF */
     for (;;) {
-        struct pollfd pfd = {.fd = pty_master, .events = POLLIN};
-        poll(&pfd, 1, 1);
+        struct pollfd pfd[2] = {{.fd = pty_master, .events = POLLIN},
+                                {.fd = control_open ? STDIN_FILENO : -1, .events = POLLIN}};
+        poll(pfd, 2, 1);
         uint8_t buf[256];
         ssize_t n = read(pty_master, buf, sizeof buf);
         for (ssize_t i = 0; i < n; i++) {
             ring_push(buf[i]);
+        }
+        if (pfd[1].revents & (POLLIN | POLLHUP)) {
+            char c;
+            if (read(STDIN_FILENO, &c, 1) != 1) {
+                control_open = false;
+            } else if (c == '\n') {
+                control[control_len] = 0;
+                if (strncmp(control, "BUTTON ", 7) != 0 || !parse_level(control + 7, &button_down)) {
+                    fprintf(stderr, "takboard-host: unknown control line: %s\n", control);
+                }
+                control_len = 0;
+            } else if (control_len + 1 < sizeof control) {
+                control[control_len++] = c;
+            }
         }
         tk_core_task(&core);
     }

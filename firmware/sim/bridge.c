@@ -7,6 +7,9 @@
  * - PD6 (the WS2812B data pin) is decoded from its edges in simulated cycles: one
  *   "LEDS cycle=.. start=.. n=.. grb=.. t0h=min,max t1h=min,max bit=min,max" line per latched frame.
  * - "RXEND cycle=C" when a 0x00 byte has fully arrived; "RESET cycle=C" after SIGUSR1 (board reset).
+ * - The push button on PD2 (to GND, pull-up): "BUTTON 1" on stdin presses it, "BUTTON 0" releases it;
+ *   "BUTTON 1010001 every=US" plays the levels one every US microseconds of simulated time (a
+ *   bouncing contact). "BUTTON cycle=C down=D" is printed for every level applied.
  * - Simulated time is paced to wall time (--speed 1, the default; 0 = as fast as possible), so the
  *   firmware's timeouts mean what they mean on the board.
  * - SIGTERM/SIGINT: exit at once, status 0.
@@ -330,6 +333,126 @@ static void on_led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
     }
 }
 
+/* ---- the push button on PD2: levels asked for on stdin, applied in simulated time ----
+ * The contact pulls the pin low against the AVR's internal pull-up. simavr re-applies the pull-up
+ * level to an input pin whenever the firmware writes PORTD (the LED data pin is on the same port),
+ * so the button is set as the port's "external" level, which wins over the pull-up, and raised. */
+#define BUTTON_PIN 2
+#define BUTTON_STEPS 64u
+#define BUTTON_QUEUE 16u
+typedef struct {
+    char levels[BUTTON_STEPS];
+    size_t len;
+    uint32_t every_us;
+    double wall; /* when the line was read */
+} button_plan_t;
+static button_plan_t button_queue[BUTTON_QUEUE];
+static unsigned button_head, button_tail; /* guarded by button_lock */
+static pthread_mutex_t button_lock = PTHREAD_MUTEX_INITIALIZER;
+static button_plan_t button_plan; /* the one being played (simulation thread only) */
+static size_t button_pos;
+static avr_cycle_count_t button_next;
+static bool button_down;
+static avr_irq_t *button_irq;
+static double button_last_wall = -1.0;
+static avr_cycle_count_t button_last_cycle;
+
+static void button_apply(bool down)
+{
+    button_down = down;
+    avr_ioport_external_t ext = {.name = 'D', .mask = 1u << BUTTON_PIN,
+                                 .value = down ? 0u : (1u << BUTTON_PIN)};
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL('D'), &ext);
+    avr_raise_irq(button_irq, down ? 0u : 1u);
+}
+
+/* "BUTTON LEVELS [every=US]" -> a plan; false (and a message on stderr) for anything else. */
+static bool button_parse(const char *line, button_plan_t *plan)
+{
+    char levels[BUTTON_STEPS + 1];
+    unsigned every = 0;
+    int fields = sscanf(line, "BUTTON %64s every=%u", levels, &every);
+    size_t len = fields >= 1 ? strlen(levels) : 0;
+    bool ok = len > 0 && len <= BUTTON_STEPS && strspn(levels, "01") == len &&
+              (len == 1 || (fields == 2 && every > 0));
+    if (!ok) {
+        fprintf(stderr, "takboard-sim: bad control line (want BUTTON 1, BUTTON 0 or "
+                        "BUTTON 0101.. every=US, up to %u levels): %s\n", BUTTON_STEPS, line);
+        return false;
+    }
+    memcpy(plan->levels, levels, len);
+    plan->len = len;
+    plan->every_us = every;
+    return true;
+}
+
+static void *control_reader(void *arg)
+{
+    (void)arg;
+    char line[256];
+    FILE *in = fdopen(STDIN_FILENO, "r");
+    while (in && fgets(line, sizeof line, in)) {
+        line[strcspn(line, "\r\n")] = 0;
+        button_plan_t plan;
+        if (line[0] == 0 || !button_parse(line, &plan)) {
+            continue;
+        }
+        plan.wall = wall_seconds();
+        for (;;) {
+            pthread_mutex_lock(&button_lock);
+            bool room = button_head - button_tail < BUTTON_QUEUE;
+            if (room) {
+                button_queue[button_head % BUTTON_QUEUE] = plan;
+                button_head++;
+            }
+            pthread_mutex_unlock(&button_lock);
+            if (room) {
+                break;
+            }
+            usleep(1000);
+        }
+    }
+    return NULL; /* EOF: no more button changes; the pin keeps its level */
+}
+
+static void button_step(void)
+{
+    if (button_pos == button_plan.len) {
+        pthread_mutex_lock(&button_lock);
+        bool got = button_tail != button_head;
+        if (got) {
+            button_plan = button_queue[button_tail % BUTTON_QUEUE];
+            button_tail++;
+        }
+        pthread_mutex_unlock(&button_lock);
+        if (!got) {
+            return;
+        }
+        button_pos = 0;
+        /* "BUTTON 1", 100 ms, "BUTTON 0" must be a 100 ms press in simulated time even when the
+         * simulation ran late and both lines wait here together (a loaded machine): keep the
+         * wall-time gap between lines, up to 1 s (longer presses need no precision). */
+        button_next = avr->cycle;
+        double gap = button_plan.wall - button_last_wall;
+        if (button_last_wall >= 0 && gap > 0) {
+            double ratio = speed > 0 ? speed : 1.0;
+            avr_cycle_count_t keep =
+                button_last_cycle + (avr_cycle_count_t)((gap < 1.0 ? gap : 1.0) * ratio * avr->frequency);
+            if (keep > button_next) {
+                button_next = keep;
+            }
+        }
+        button_last_wall = button_plan.wall;
+        button_last_cycle = button_next;
+    }
+    while (button_pos < button_plan.len && avr->cycle >= button_next) {
+        button_apply(button_plan.levels[button_pos++] == '1');
+        fprintf(out, "BUTTON cycle=%llu down=%d\n", (unsigned long long)avr->cycle, button_down);
+        fflush(out);
+        button_next += (avr_cycle_count_t)button_plan.every_us * (avr->frequency / 1000000u);
+    }
+}
+
 /* ---- process ---- */
 static void on_terminate(int sig)
 {
@@ -436,6 +559,8 @@ int main(int argc, char **argv)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), IOPORT_IRQ_PIN0 + 6),
                             on_led_pin, NULL);
     decoder_reset();
+    button_irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), IOPORT_IRQ_PIN0 + BUTTON_PIN);
+    button_apply(false);
 
     signal(SIGTERM, on_terminate);
     signal(SIGINT, on_terminate);
@@ -445,9 +570,10 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    pthread_t reader;
-    if (pthread_create(&reader, NULL, pty_reader, NULL) != 0) {
-        fprintf(stderr, "takboard-sim: cannot start the pty reader\n");
+    pthread_t reader, control;
+    if (pthread_create(&reader, NULL, pty_reader, NULL) != 0 ||
+        pthread_create(&control, NULL, control_reader, NULL) != 0) {
+        fprintf(stderr, "takboard-sim: cannot start the reader threads\n");
         return 1;
     }
     /* The simulation loop may spin; the reader must win the CPU when the host writes, or its
@@ -466,6 +592,7 @@ int main(int argc, char **argv)
         }
         feed_uart();
         drain_uart();
+        button_step();
         if (dec.bits > 0 && !dec.level && avr->cycle - dec.fall >= us_to_cycles(LATCH_US)) {
             emit_frame();
         }
@@ -478,6 +605,11 @@ int main(int argc, char **argv)
             last_chunk_wall = -1.0;
             line_used = false;
             uart_full = false;
+            /* The reset cleared PIND but not the pin IRQ's remembered level, and simavr passes on
+             * only changes: raise the other level first (no cycle runs between the two). */
+            bool finger = button_down; /* the finger stays where it was */
+            button_apply(!finger);
+            button_apply(finger);
             fprintf(out, "RESET cycle=%llu\n", (unsigned long long)avr->cycle);
             fflush(out);
         }

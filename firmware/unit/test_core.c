@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/hal.h"
+#include "../core/tk_button.h"
 #include "../core/tk_cobs.h"
 #include "../core/tk_core.h"
 #include "../core/tk_crc.h"
@@ -20,6 +21,7 @@ void hal_uart_write(const uint8_t *data, uint16_t len) { (void)data; (void)len; 
 tk_show_result_t hal_leds_show(const uint8_t *grb, uint16_t len) { (void)grb; (void)len; return TK_SHOW_CLEAN; }
 uint8_t hal_reset_cause(void) { return 0; }
 uint8_t hal_baud_code(void) { return 255; }
+bool hal_button_down(void) { return false; }
 
 static int failures;
 static int checks;
@@ -238,6 +240,100 @@ static void test_effects_follow_the_protocol_formulas(void)
     }
 }
 
+/* Feeds `level` every millisecond for `ms` ms (the core samples at least that often); returns the
+ * presses completed meanwhile. */
+static int hold_level(tk_button_t *b, bool level, uint32_t *now, uint32_t ms)
+{
+    int pressed = 0;
+    for (uint32_t i = 0; i < ms; i++) {
+        pressed += tk_button_update(b, level, (*now)++);
+    }
+    return pressed;
+}
+
+static void test_button_one_clean_press_counts_once(void)
+{
+    tk_button_t b;
+    uint32_t now = 1000;
+    tk_button_init(&b, false, now);
+    CHECK(hold_level(&b, true, &now, TK_DEBOUNCE_MS) == 0 && !b.down, "not yet after 19 ms");
+    CHECK(hold_level(&b, true, &now, 1) == 1 && b.down && b.presses == 1, "a press at 20 ms");
+    CHECK(hold_level(&b, true, &now, 5000) == 0 && b.presses == 1, "held 5 s: still one press");
+    CHECK(hold_level(&b, false, &now, 100) == 0 && !b.down && b.presses == 1, "release: no press");
+}
+
+static void test_button_bounces_shorter_than_the_debounce_time_are_ignored(void)
+{
+    tk_button_t b;
+    uint32_t now = 0;
+    tk_button_init(&b, false, now);
+    /* glitches of 1..19 ms never make a press, however many */
+    for (uint32_t width = 1; width < TK_DEBOUNCE_MS; width++) {
+        CHECK(hold_level(&b, true, &now, width) == 0, "glitch %u ms", width);
+        CHECK(hold_level(&b, false, &now, 3) == 0, "after glitch %u ms", width);
+    }
+    CHECK(b.presses == 0 && !b.down, "presses %u", b.presses);
+    /* a make with 6 ms of bounce, then the contact holds: one press; a break with bounce: none */
+    int pressed = 0;
+    for (int k = 0; k < 3; k++) {
+        pressed += hold_level(&b, true, &now, 1);
+        pressed += hold_level(&b, false, &now, 1);
+    }
+    pressed += hold_level(&b, true, &now, 80);
+    for (int k = 0; k < 4; k++) {
+        pressed += hold_level(&b, false, &now, 2);
+        pressed += hold_level(&b, true, &now, 1);
+    }
+    pressed += hold_level(&b, false, &now, 80);
+    CHECK(pressed == 1 && b.presses == 1 && !b.down, "pressed %d presses %u", pressed, b.presses);
+    /* a release shorter than the debounce time inside a long hold does not make a second press */
+    hold_level(&b, true, &now, 50);
+    hold_level(&b, false, &now, TK_DEBOUNCE_MS - 1);
+    hold_level(&b, true, &now, 50);
+    CHECK(b.presses == 2, "presses %u", b.presses);
+}
+
+static void test_button_random_bounce_gives_exactly_one_press_per_real_press(void)
+{
+    tk_button_t b;
+    uint32_t now = 0xFFFFF000u; /* the clock wraps during the test */
+    tk_button_init(&b, false, now);
+    for (int press = 1; press <= 200; press++) {
+        for (int edge = 0, n = (int)(next_random() % 8); edge < n; edge++) {
+            hold_level(&b, edge % 2 == 0, &now, 1 + next_random() % 4);
+        }
+        hold_level(&b, true, &now, 25 + next_random() % 200);
+        for (int edge = 0, n = (int)(next_random() % 8); edge < n; edge++) {
+            hold_level(&b, edge % 2 == 1, &now, 1 + next_random() % 4);
+        }
+        hold_level(&b, false, &now, 25 + next_random() % 200);
+        CHECK(b.presses == press, "after press %d: %u", press, b.presses);
+    }
+}
+
+static void test_button_sampled_coarsely_still_needs_20_ms(void)
+{
+    /* the AVR samples at every main-loop pass; during an LED write (2 ms) it does not sample */
+    tk_button_t b;
+    tk_button_init(&b, false, 0);
+    CHECK(!tk_button_update(&b, true, 0), "edge");
+    CHECK(!tk_button_update(&b, true, 19), "19 ms");
+    CHECK(tk_button_update(&b, true, 20), "20 ms");
+}
+
+static void test_button_held_at_boot_is_not_a_press_and_counter_wraps(void)
+{
+    tk_button_t b;
+    uint32_t now = 0;
+    tk_button_init(&b, true, now);
+    CHECK(b.down && hold_level(&b, true, &now, 100) == 0 && b.presses == 0, "held at boot");
+    hold_level(&b, false, &now, 30);
+    CHECK(hold_level(&b, true, &now, 30) == 1 && b.presses == 1, "the next press counts");
+    b.presses = 0xFFFFu;
+    hold_level(&b, false, &now, 30);
+    CHECK(hold_level(&b, true, &now, 30) == 1 && b.presses == 0, "wraps to 0: %u", b.presses);
+}
+
 int main(void)
 {
     test_crc_check_value();
@@ -250,6 +346,11 @@ int main(void)
     test_current_cap_never_exceeds_budget();
     test_all_white_board_is_scaled_to_the_default_budget();
     test_effects_follow_the_protocol_formulas();
+    test_button_one_clean_press_counts_once();
+    test_button_bounces_shorter_than_the_debounce_time_are_ignored();
+    test_button_random_bounce_gives_exactly_one_press_per_real_press();
+    test_button_sampled_coarsely_still_needs_20_ms();
+    test_button_held_at_boot_is_not_a_press_and_counter_wraps();
     printf("unit-tests: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

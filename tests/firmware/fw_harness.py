@@ -26,7 +26,8 @@ SIM = BUILD / "takboard-sim"
 F_CPU = 16_000_000
 
 HELLO, PING, SET_FRAME, SET_BRIGHTNESS, SET_CONFIG, GET_STATS = 0x01, 0x02, 0x03, 0x04, 0x05, 0x06
-ACK, INFO, PONG, STATS, NAK = 0x80, 0x81, 0x82, 0x86, 0xFF
+GET_INPUT = 0x07
+ACK, INFO, PONG, STATS, INPUT, NAK = 0x80, 0x81, 0x82, 0x86, 0x87, 0xFF
 BAD_CRC, BAD_COBS, TOO_LONG, BAD_LENGTH, UNKNOWN_TYPE, BAD_VALUE, BUSY = range(1, 8)
 OFF, SOLID, BLINK, PULSE = range(4)
 
@@ -237,6 +238,10 @@ class HostScript:
     def tick(self, ms: int) -> Output:
         return self._run(f"tick {ms}")
 
+    def button(self, down: bool) -> None:
+        """The contact closes (True) or opens: the raw level, bounce included."""
+        self._run(f"button {int(down)}")
+
     def close(self) -> None:
         if self.proc.poll() is None:
             assert self.proc.stdin
@@ -256,7 +261,12 @@ class SimBoard:
             command += ["--link", str(link)]
         command.append(str(elf))
         self.proc = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         assert self.proc.stdout
@@ -268,6 +278,8 @@ class SimBoard:
         self.leds: list[LedWrite] = []
         self.rxend: list[int] = []
         self.resets: list[int] = []
+        self.leds_at_reset: list[int] = []  # len(self.leds) when each RESET line was read
+        self.button_edges: list[tuple[int, bool]] = []  # (cycle, down) as the bridge applied them
         self.port = serial.Serial(self.pty, timeout=0.05)
         self.seq = 0
         # Like a Nano after reset, the board hears nothing until its firmware has started: wait
@@ -292,6 +304,10 @@ class SimBoard:
                 self.rxend.append(int(line.split("=")[1]))
             elif line.startswith("RESET "):
                 self.resets.append(int(line.split("=")[1]))
+                self.leds_at_reset.append(len(self.leds))
+            elif line.startswith("BUTTON "):
+                fields = dict(word.split("=", 1) for word in line.split()[1:])
+                self.button_edges.append((int(fields["cycle"]), fields["down"] == "1"))
 
     def read_reply(self, timeout: float = 2.0) -> Reply | None:
         buf = bytearray()
@@ -338,6 +354,37 @@ class SimBoard:
 
     def reset(self) -> None:
         self.proc.send_signal(signal.SIGUSR1)
+
+    def reset_and_boot(self, timeout: float = 10.0) -> LedWrite:
+        """Reset the AVR and wait for the first LED frame the rebooted firmware writes (only then
+        does it hear the line again, like a Nano after reset)."""
+        self.pump()
+        before = len(self.resets)
+        self.reset()
+        deadline = time.monotonic() + timeout
+        while len(self.resets) == before:
+            assert time.monotonic() < deadline, "the bridge reported no RESET"
+            time.sleep(0.01)
+            self.pump()
+        return self.wait_leds(lambda _w: True, timeout, since=self.leds_at_reset[before])
+
+    def button(self, levels: str, every_us: int | None = None) -> None:
+        """Drive the button pin through the bridge: "1" pressed, "0" released, or a string of
+        levels played one every `every_us` of simulated time (a bouncing contact)."""
+        assert self.proc.stdin
+        suffix = f" every={every_us}" if every_us is not None else ""
+        self.proc.stdin.write(f"BUTTON {levels}{suffix}\n")
+        self.proc.stdin.flush()
+
+    def wait_button_edges(self, count: int, timeout: float = 5.0) -> list[tuple[int, bool]]:
+        """Waits until the bridge has reported `count` applied button levels in all."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.pump()
+            if len(self.button_edges) >= count:
+                return self.button_edges
+            time.sleep(0.01)
+        raise AssertionError(f"bridge applied {len(self.button_edges)} button levels, not {count}")
 
     def close(self) -> None:
         self.port.close()

@@ -262,3 +262,70 @@ def test_host_build_serves_the_protocol_on_a_pty(host_build, tmp_path):
         proc.terminate()
         assert proc.wait(timeout=10) == 0
     assert not link.exists()  # SIGTERM removes the link it made
+
+
+def read_input(host, seq: int) -> tuple[int, bool, int, int]:
+    """GET_INPUT -> (presses, down, state, uptime_ms); checks the reply (PROTOCOL.md 4.8)."""
+    (reply,) = host.request(fw.GET_INPUT, seq).replies
+    assert (reply.type, reply.seq, len(reply.body)) == (fw.INPUT, seq, 8)
+    b = reply.body
+    return fw.u16(b, 0), bool(b[2]), b[3], fw.u16(b, 4) | (fw.u16(b, 6) << 16)
+
+
+def test_get_input_counts_debounced_presses_on_the_firmware_clock(host):
+    assert read_input(host, 1) == (0, False, 1, 0)
+    host.button(True)
+    host.tick(19)
+    assert read_input(host, 2)[:2] == (0, False)  # 19 ms: still bouncing as far as it knows
+    host.tick(1)
+    assert read_input(host, 3)[:2] == (1, True)
+    host.tick(3000)  # held 3 s: one press
+    assert read_input(host, 4)[:2] == (1, True)
+    host.button(False)
+    host.tick(25)
+    presses, down, state, uptime = read_input(host, 5)
+    assert (presses, down, state, uptime) == (1, False, 1, 3045)
+
+
+def test_a_bouncing_contact_is_one_press(host):
+    for _ in range(5):  # 5 ms of chatter on make
+        host.button(True)
+        host.tick(1)
+        host.button(False)
+        host.tick(1)
+    host.button(True)
+    host.tick(100)
+    for _ in range(4):  # and on break
+        host.button(False)
+        host.tick(2)
+        host.button(True)
+        host.tick(1)
+    host.button(False)
+    host.tick(100)
+    assert read_input(host, 1)[:2] == (1, False)
+
+
+def test_get_input_with_a_body_is_bad_length_and_changes_nothing(host):
+    (reply,) = host.request(fw.GET_INPUT, 9, b"\x01").replies
+    assert (reply.type, reply.body) == (NAK, bytes([fw.GET_INPUT, BAD_LENGTH]))
+
+
+def test_firmware_version_is_1_1_and_protocol_stays_1(host):
+    (reply,) = host.request(fw.HELLO, 3).replies
+    assert reply.body[0] == 1 and tuple(reply.body[1:4]) == (1, 1, 0)
+
+
+def test_get_input_worked_example_from_protocol_md_is_byte_exact(host):
+    host.request(fw.SET_FRAME, 1, fw.frame_body([fw.square_record(0, 0, 9)]))
+    for _ in range(3):  # three presses of 100 ms, 200 ms apart
+        host.button(True)
+        host.tick(100)
+        host.button(False)
+        host.tick(100)
+    host.tick(4660 - 600)
+    host.rx(b"\x00")
+    out = host.rx(bytes.fromhex("05 07 10 a9 96 00"))
+    # 3 presses, released, showing the host's frame, uptime 4660 ms (0x1234)
+    assert [fw.wire(r.type, r.seq, r.body).hex(" ") for r in out.replies] == [
+        "04 87 10 03 01 01 03 34 12 01 03 67 49 00"
+    ]

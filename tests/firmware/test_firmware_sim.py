@@ -190,3 +190,76 @@ def test_make_size_reports_and_enforces_the_budget(sim_build):
     assert 1000 < flash <= 24576 and 500 < ram <= 1536
     too_small = size(f"RAM_MAX={ram - 1}")
     assert too_small.returncode != 0 and "OVER BUDGET" in too_small.stdout
+
+
+def input_of(board) -> tuple[int, bool, int, int]:
+    """GET_INPUT on the real ELF -> (presses, down, state, uptime_ms)."""
+    reply = board.request(fw.GET_INPUT)
+    assert (reply.type, len(reply.body)) == (fw.INPUT, 8)
+    b = reply.body
+    return fw.u16(b, 0), bool(b[2]), b[3], fw.u16(b, 4) | (fw.u16(b, 6) << 16)
+
+
+def wait_input(board, predicate, timeout: float = 5.0) -> tuple[int, bool, int, int]:
+    """Polls GET_INPUT (as the link does) until the reading satisfies `predicate`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        reading = input_of(board)
+        if predicate(reading) or time.monotonic() > deadline:
+            return reading
+        time.sleep(0.03)
+
+
+def test_button_press_on_pd2_increments_the_input_counter(board):
+    assert input_of(board)[:2] == (0, False)  # the pull-up: released, no press at boot
+    board.button("1")
+    assert wait_input(board, lambda r: r[1])[:2] == (1, True)
+    board.button("0")
+    assert wait_input(board, lambda r: not r[1])[:2] == (1, False)
+    board.button("1")
+    board.button("0")  # applied at once after the press: a 0-length tap is no press at all
+    time.sleep(0.2)
+    assert input_of(board)[:2] == (1, False)
+    board.button("10", every_us=60_000)  # a 60 ms tap: a press
+    assert wait_input(board, lambda r: r[0] == 2 and not r[1])[:2] == (2, False)
+
+
+def test_a_bouncing_pin_is_one_press_and_the_press_lands_20_ms_after_the_last_bounce(board):
+    # make: 7 edges 2 ms apart (simulated time), then the contact holds; then a bouncing break
+    board.button("1010101", every_us=2000)
+    presses, down, _, _ = wait_input(board, lambda r: r[1])
+    assert (presses, down) == (1, True)
+    board.button("0101010", every_us=3000)
+    presses, down, _, _ = wait_input(board, lambda r: not r[1])
+    assert (presses, down) == (1, False)
+    edges = board.wait_button_edges(14)
+    assert [d for _, d in edges] == [c == "1" for c in "1010101" + "0101010"]
+    gaps_us = [(b - a) * 1_000_000 // fw.F_CPU for (a, _), (b, _) in itertools.pairwise(edges[:7])]
+    assert all(1800 <= g <= 2300 for g in gaps_us), gaps_us  # the bounce really was 2 ms
+
+
+def test_the_counter_restarts_at_a_reset_and_a_button_held_through_it_is_no_press(board):
+    board.button("1")
+    wait_input(board, lambda r: r[1])
+    board.button("0")
+    wait_input(board, lambda r: not r[1])
+    board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(0, 9, 0)]))
+    board.button("1")  # held while the chip resets
+    before = wait_input(board, lambda r: r[1] and r[3] > 1500)
+    assert before[:3] == (2, True, 0)
+    board.reset_and_boot()
+    presses, down, state, uptime = input_of(board)
+    # simulated time never runs ahead of wall time: a fresh boot is well under 1.5 s old
+    assert uptime < before[3], "the uptime in INPUT shows the reset"
+    assert (presses, down, state) == (0, True, 1)
+    board.button("010", every_us=50_000)  # released 50 ms, pressed 50 ms, released
+    assert wait_input(board, lambda r: r[0] == 1 and not r[1])[:2] == (1, False)
+
+
+def test_a_released_button_reads_released_after_a_reset(board):
+    board.button("1")
+    wait_input(board, lambda r: r[1])
+    board.button("0")
+    wait_input(board, lambda r: not r[1])
+    board.reset_and_boot()
+    assert input_of(board)[:2] == (0, False)

@@ -1,4 +1,4 @@
-"""`takboard leds test|demo` end to end on the emulated board, and their clear errors."""
+"""`takboard leds test|demo|button` end to end on the emulated board, and their clear errors."""
 
 from __future__ import annotations
 
@@ -50,3 +50,16 @@ def test_demo_cycles_every_scene_on_the_emulated_board(capsys, firmware_built, t
     ):
         assert title in out
     assert "frames acked, 0 retries, 0 errors" in out
+
+
+def test_button_prints_the_presses_of_the_emulated_button(capsys, firmware_built, tmp_path):
+    config = tmp_path / "leds.toml"
+    config.write_text("[board]\nsize = 5\n")
+    status = cli.main(
+        ["leds", "button", "--port", "sim", "--config", str(config), "--seconds", "20",
+         "--presses", "2"]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "firmware 1.1.0" in out
+    assert " s  press 1" in out and " s  press 2" in out and "2 presses" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -225,3 +227,38 @@ def test_hint_from_the_engine_is_a_legal_ply_and_announced(tmp_path):
         web.client.close()
         web.anon.close()
         web.server.stop()
+
+
+def test_a_game_against_the_computer_over_http(tmp_path):
+    from controller.service.hints import EngineHints
+    from tests.web.conftest import make_web
+
+    web = make_web(tmp_path, hinter=EngineHints(movetime_ms=200))
+    try:
+        game = start(web, computer="black", strength="easy", white="Ann")
+        assert game["computer"] == {"side": "black", "strength": "easy", "move": None,
+                                    "thinking": False}
+        assert game["white"] == "Ann" and game["black"] == "takboard (easy)"
+        play(web, "a1")
+        deadline = time.monotonic() + 20
+        while (computer := web.client.get("/api/game").json()["computer"])["move"] is None:
+            assert time.monotonic() < deadline, "the computer never answered"
+            time.sleep(0.05)
+        # the page's "make it on the table" button: the simulated hands act the ply out
+        table = web.client.post("/api/sim/ply", json={"ptn": computer["move"]})
+        assert table.status_code == 200, table.text
+        assert '[Computer "black easy"]' in web.client.get("/api/game").json()["ptn"]
+        bad = web.client.post("/api/games", json={"size": 5, "computer": "green"})
+        assert bad.status_code == 422
+        bad = web.client.post("/api/games", json={"size": 5, "computer": "white",
+                                                   "strength": "godlike"})
+        assert bad.status_code == 422
+    finally:
+        web.client.close()
+        web.anon.close()
+        web.server.stop()
+
+
+def test_a_computer_game_without_an_engine_is_503(web):
+    r = web.client.post("/api/games", json={"size": 5, "computer": "white"})
+    assert r.status_code == 503 and "no engine" in r.json()["detail"]

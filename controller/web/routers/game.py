@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, status
 
 from controller.service.errors import BadRequestError
+from controller.service.opponent import SIDES, Opponent
 from controller.tak import Ply
 from controller.web import models
 from controller.web.convert import game_public
@@ -28,8 +29,12 @@ async def plies(board: BoardDep) -> list[models.PlyPublic]:
 @router.post("/games", response_model=models.GamePublic, status_code=status.HTTP_201_CREATED,
              summary="Start a new game (an unfinished one is closed as aborted, 0-0)")
 async def new_game(body: models.NewGame, board: BoardDep, _: ControlToken) -> models.GamePublic:
+    computer = None
+    if body.computer is not None:
+        computer = Opponent(SIDES[body.computer], body.strength)
     view = await board.new_game(size=body.size, komi=int(body.komi * 2),
-                                players=(body.white, body.black), opening=body.opening)
+                                players=(body.white, body.black), opening=body.opening,
+                                computer=computer)
     return game_public(view)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Response, status
 
 from controller.service.errors import GameOverError
+from controller.service.marks import annotated_ptn
 from controller.web import models
 from controller.web.convert import ply_public, ptn_ninja_url, summary_public
 from controller.web.deps import BoardDep, ControlToken
@@ -27,7 +28,7 @@ async def list_games(board: BoardDep) -> list[models.GameSummaryPublic]:
 async def view_game(game_id: GameIdPath, board: BoardDep) -> models.GameDetail:
     journal = board.session.journal
     record = await asyncio.to_thread(journal.game, game_id)
-    ptn = await asyncio.to_thread(journal.export_ptn, game_id)
+    ptn = await asyncio.to_thread(annotated_ptn, journal, game_id, board.marks)
     plies = [ply_public(p) for p in board.session.plies_of(record)]
     return models.GameDetail(summary=summary_public(record), tags=record.tags, plies=plies,
                              ptn=ptn, ptn_ninja_url=ptn_ninja_url(ptn))
@@ -36,7 +37,7 @@ async def view_game(game_id: GameIdPath, board: BoardDep) -> models.GameDetail:
 @router.get("/{game_id}/ptn", response_class=Response, summary="Download the game as a .ptn file",
             responses={200: {"content": {"application/x-ptn": {}}}})
 async def download_ptn(game_id: GameIdPath, board: BoardDep) -> Response:
-    ptn = await asyncio.to_thread(board.session.journal.export_ptn, game_id)
+    ptn = await asyncio.to_thread(annotated_ptn, board.session.journal, game_id, board.marks)
     # The file name is built from the numeric id only, never from text in the request.
     filename = f"takboard-game-{int(game_id)}.ptn"
     return Response(ptn, media_type="application/x-ptn; charset=utf-8",

@@ -236,6 +236,15 @@ function renderBanners() {
       act("POST", "/api/game/takeback", { plies: 1 })));
     if (state.simMode) div.appendChild(button("Put pieces back", () => act("POST", "/api/sim/reset")));
   }
+  if (g.computer && !g.result) {
+    if (g.computer.move) {
+      const div = add("computer", `The computer plays ${g.computer.move}: make it on the board (the LEDs show it).`);
+      if (state.simMode) div.appendChild(button("Make it on the table", () =>
+        act("POST", "/api/sim/ply", { ptn: g.computer.move })));
+    } else if (g.computer.thinking) {
+      add("computer", "The computer is thinking…");
+    }
+  }
   if (g.result) {
     const div = add("over", `Game over: ${g.result}`);
     div.appendChild(button("New game", () => $("#new-game-dialog").showModal()));
@@ -474,6 +483,7 @@ function wire() {
     const f = new FormData($("#new-game-form"));
     const body = { size: Number(f.get("size")), komi: Number(f.get("komi")), white: f.get("white"),
       black: f.get("black"), opening: f.get("opening") };
+    if (f.get("computer")) { body.computer = f.get("computer"); body.strength = f.get("strength"); }
     if (await act("POST", "/api/games", body)) { toast("new game started"); refreshGame(); renderLibrary(); refreshSim(); }
   });
   $("#takeback").addEventListener("click", () => act("POST", "/api/game/takeback", { plies: 1 }));
