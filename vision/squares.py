@@ -635,6 +635,11 @@ def fit_squares(
     stack_col = (P[sel, top_b, 1:4] - P[sel, base_win, 1:4]) / stack_n[:, None]
     thin = top_n < 3
     top_col[thin] = stack_col[thin]
+    # How unlike the bare board the claimed stretch is (per sample): low for a dark piece on dark
+    # wood, the case where "empty" and "a flat" are hard to tell (a calibration feature).
+    end_win = win_idx[sel, nseg]
+    claim_n = np.maximum(end_win - base_win, 1)
+    contrast = (cums["CB"][sel, end_win] - cums["CB"][sel, base_win]) / claim_n
 
     return {
         "which": which,
@@ -648,4 +653,7 @@ def fit_squares(
         "visible": v.mean(axis=1),
         "idx_best": win_idx,
         "keep": keep,
+        "top_n": top_n,
+        "contrast": contrast,
+        "residual": win_cost / np.maximum(v.sum(axis=1), 1.0),
     }
