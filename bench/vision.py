@@ -1,7 +1,8 @@
 """Benchmark the board reader on a fixed, seeded set of simulated mid-game frames.
 
-    python bench/vision.py [--frames 2000] [--seed 1] [--json out.json]
+    python bench/vision.py [--frames 2000] [--seed 1] [--json out.json] [--uncalibrated]
     takboard bench vision --frames 200
+    python bench/vision.py --fit-calibration vision/calibration.json --frames 400 --seeds 2 3
 
 Installations (a random board, piece set, room, camera pose and tilt 0..40 degrees, board size
 4..8) each show the empty board first (the reader learns it, as it would at start-up), then a run of
@@ -11,8 +12,10 @@ with LEDs lit under squares (the reader is told which), and finally a bump of th
 Reports: board found rate (frames without hands), hand frames that came out as clean readings,
 per-square top colour + kind accuracy, stack height exact rate (stacks up to 6, tilted camera),
 read time per frame (CPU, one core) with a per-stage breakdown, re-localisation time after a
-bump, and the memory the reader holds. The machine may be shared: times are CPU time
-(`time.process_time`), medians.
+bump, the memory the reader holds, and the reliability of the confidences (per attribute:
+confidence bucket -> observed accuracy, and how many wrong calls came with >= 0.9 / >= 0.99).
+`--fit-calibration` fits the confidence calibration (vision/calibration.py) on other seeds. The
+machine may be shared: times are CPU time (`time.process_time`), medians.
 """
 
 from __future__ import annotations
