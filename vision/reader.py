@@ -322,10 +322,16 @@ class BoardReader:
         view = np.arctan2(np.abs(model.rho), model.cam_z)
         fits["features"] = square_features(fits, color_margin, view)
         if self.calibration is not None:
+            # The calibrated probability, never above the raw margin mapping: the table is fitted
+            # on the bench's simulated frames (separate positions: colours split by brightness,
+            # stacks up to 6 everywhere), and where a frame is unlike them (a video whose colour
+            # model has learned, a lone capstone read as a tall flat stack early in a game) a
+            # small margin must still read as unsure. (The raw mapping is what is overconfident
+            # where margins are large; where they are small it is about right or too low.)
             probs = self.calibration.probabilities(fits["features"])
             for attr in ("empty", "kind", "height"):
-                fits[f"{attr}_conf"] = probs[attr]
-            color_conf = probs["color"][occupied]
+                fits[f"{attr}_conf"] = np.minimum(probs[attr], fits[f"{attr}_conf"])
+            color_conf = np.minimum(probs["color"][occupied], color_conf)
         t = lap("colours", t)
 
         if learning:
