@@ -1,7 +1,8 @@
 """Benchmark the board reader on a fixed, seeded set of simulated mid-game frames.
 
-    python bench/vision.py [--frames 2000] [--seed 1] [--json out.json]
+    python bench/vision.py [--frames 2000] [--seed 1] [--json out.json] [--uncalibrated]
     takboard bench vision --frames 200
+    python bench/vision.py --fit-calibration vision/calibration.json --frames 400 --seeds 2 3
 
 Installations (a random board, piece set, room, camera pose and tilt 0..40 degrees, board size
 4..8) each show the empty board first (the reader learns it, as it would at start-up), then a run of
@@ -11,14 +12,17 @@ with LEDs lit under squares (the reader is told which), and finally a bump of th
 Reports: board found rate (frames without hands), hand frames that came out as clean readings,
 per-square top colour + kind accuracy, stack height exact rate (stacks up to 6, tilted camera),
 read time per frame (CPU, one core) with a per-stage breakdown, re-localisation time after a
-bump, and the memory the reader holds. The machine may be shared: times are CPU time
-(`time.process_time`), medians.
+bump, the memory the reader holds, and the reliability of the confidences (per attribute:
+confidence bucket -> observed accuracy, and how many wrong calls came with >= 0.9 / >= 0.99).
+`--fit-calibration` fits the confidence calibration (vision/calibration.py) on other seeds. The
+machine may be shared: times are CPU time (`time.process_time`), medians.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import statistics
 import sys
@@ -31,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.calibration import ATTRIBUTES, Calibration, fit_logistic
 from vision.reader import BoardReader
 from vision.sim import Scene, random_scene, random_setup, render_frame
 
@@ -64,10 +69,12 @@ def bumped(camera):
     return dataclasses.replace(camera, yaw_deg=camera.yaw_deg + 1.5, target=(tx + 0.08, ty - 0.05))
 
 
-def reader_memory_mb(size: int, empty: np.ndarray, frames: list[np.ndarray]) -> float:
+def reader_memory_mb(
+    size: int, empty: np.ndarray, frames: list[np.ndarray], calibrated: bool = True
+) -> float:
     """What a reader holds after start-up and a few frames (traced allocations still alive)."""
     tracemalloc.start()
-    reader = BoardReader(size)
+    reader = BoardReader(size, calibrated=calibrated)
     reader.read(empty)
     for frame in frames:
         reader.read(frame)
@@ -77,7 +84,54 @@ def reader_memory_mb(size: int, empty: np.ndarray, frames: list[np.ndarray]) -> 
     return current / 1e6
 
 
-def run(frames: int, seed: int) -> dict:
+RELIABILITY_EDGES = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0001)
+
+
+def square_rows(reader: BoardReader, reading, truth) -> tuple[np.ndarray, list[dict]]:
+    """Per square of a usable frame: the calibration features and, per attribute, whether the
+    call was right and the confidence reported (None where the attribute does not apply)."""
+    fits = reader.last_fits
+    assert fits is not None and reader.model is not None
+    rows = []
+    for name in reader.model.names:
+        got, want = reading.squares[name], truth.squares[name]
+        row: dict = {"empty": (got.empty == want.empty, got.empty_confidence)}
+        both = not got.empty and not want.empty
+        row["color"] = (got.color == want.color, got.color_confidence) if both else None
+        row["kind"] = (got.kind == want.kind, got.kind_confidence) if both else None
+        row["height"] = (got.height == want.height, got.height_confidence) if both else None
+        rows.append(row)
+    return fits["features"], rows
+
+
+def reliability(rows: list[dict]) -> dict[str, list[dict]]:
+    """Per attribute: confidence bucket -> calls, mean confidence, observed accuracy."""
+    out = {}
+    for attr in ("empty", "color", "kind", "height"):
+        pairs = np.array([r[attr] for r in rows if r[attr] is not None], dtype=np.float64)
+        table = []
+        if len(pairs):
+            for lo, hi in itertools.pairwise(RELIABILITY_EDGES):
+                sel = (pairs[:, 1] >= lo) & (pairs[:, 1] < hi)
+                if sel.any():
+                    table.append({"from": lo, "to": min(hi, 1.0), "calls": int(sel.sum()),
+                                  "mean_confidence": float(pairs[sel, 1].mean()),
+                                  "accuracy": float(pairs[sel, 0].mean())})  # fmt: skip
+        ece = sum(b["calls"] * abs(b["accuracy"] - b["mean_confidence"]) for b in table)
+        wrong = pairs[pairs[:, 0] == 0] if len(pairs) else pairs
+        out[attr] = {
+            "buckets": table,
+            "calls": len(pairs),
+            # expected calibration error: call-weighted |accuracy - confidence| over the buckets
+            "ece": float(ece / max(len(pairs), 1)),
+            "wrong": len(wrong),
+            "wrong_at_0.9": int((wrong[:, 1] >= 0.9).sum()) if len(wrong) else 0,
+            "wrong_at_0.99": int((wrong[:, 1] >= 0.99).sum()) if len(wrong) else 0,
+        }
+    return out
+
+
+def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     installations = max(1, (frames + FRAMES_PER_INSTALLATION - 1) // FRAMES_PER_INSTALLATION)
     c: Counter = Counter()
@@ -86,6 +140,8 @@ def run(frames: int, seed: int) -> dict:
     reloc_ms: list[float] = []
     height_by_tilt: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     memory_mb: list[float] = []
+    rows: list[dict] = []
+    features: list[np.ndarray] = []
     started = time.monotonic()
     done = 0
     for inst in range(installations):
@@ -111,7 +167,7 @@ def run(frames: int, seed: int) -> dict:
         bump = render_frame(scenes[-1], bumped(camera), look, seed=inst_seed + 999,
                             t=2.0 * (n_frames + 1))  # fmt: skip
 
-        reader = BoardReader(size)
+        reader = BoardReader(size, calibrated=calibrated)
         reader.read(empty)  # the empty board at start-up
         for scene, frame in zip(scenes, rendered, strict=True):
             settled = reader.pieces is not None
@@ -136,6 +192,10 @@ def run(frames: int, seed: int) -> dict:
             if scene.leds:
                 c["led_frames"] += 1
             if usable and not truth.hand_present:
+                feats, square_calls = square_rows(reader, reading, truth)
+                rows += square_calls
+                if keep_rows:
+                    features.append(feats)
                 for name, sq_truth in truth.squares.items():
                     got = reading.squares[name]
                     c["squares"] += 1
@@ -172,7 +232,7 @@ def run(frames: int, seed: int) -> dict:
         if after.relocalised:
             reloc_ms.append(reloc)
         if inst == 0:
-            memory_mb.append(reader_memory_mb(size, empty, [f.image for f in rendered]))
+            memory_mb.append(reader_memory_mb(size, empty, [f.image for f in rendered], calibrated))
     print(file=sys.stderr)
 
     def share(a: str, b: str) -> float | None:
@@ -181,7 +241,7 @@ def run(frames: int, seed: int) -> dict:
     def med(values: list[float]) -> float | None:
         return statistics.median(values) if values else None
 
-    return {
+    result = {
         "frames": done,
         "installations": c["bumps"],
         "board_found_rate": share("plain_found", "plain_frames"),
@@ -206,7 +266,11 @@ def run(frames: int, seed: int) -> dict:
         "relocalise_ms_max": max(reloc_ms) if reloc_ms else None,
         "bumps_noticed": f"{c['bumps_noticed']}/{c['bumps']}",
         "reader_memory_mb_max": max(memory_mb) if memory_mb else None,
+        "reliability": reliability(rows),
     }
+    if keep_rows:
+        result["_rows"] = (np.concatenate(features) if features else np.zeros((0, 0)), rows)
+    return result
 
 
 def report(result: dict) -> str:
@@ -243,8 +307,52 @@ def report(result: dict) -> str:
         f"(bumps noticed {result['bumps_noticed']})",
         f"  reader memory (held)           {result['reader_memory_mb_max']:.1f} MB   "
         "target << 100 MB",
+        "  confidence reliability (per attribute: bucket -> calls, accuracy; the accuracy should",
+        "  match the bucket; color/kind/height on squares occupied and read occupied)",
     ]
+    for attr, rel in result["reliability"].items():
+        lines.append(
+            f"    {attr:<6} ECE {100 * rel['ece']:.1f} pts, wrong {rel['wrong']} of {rel['calls']},"
+            f" of them at >= 0.9: {rel['wrong_at_0.9']}, >= 0.99: {rel['wrong_at_0.99']}"
+        )
+        cells = [
+            f"[{b['from']:.2f},{b['to']:.2f}) {b['calls']} {100 * b['accuracy']:.0f}%"
+            for b in rel["buckets"]
+        ]
+        lines.append("      " + "  ".join(cells))
     return "\n".join(lines)
+
+
+def fit_calibration(frames: int, seeds: list[int], out: Path) -> int:
+    """Read `frames` frames per seed with raw confidences, fit one logistic model per attribute
+    on (features -> call right), write the table, print its reliability on the fitting data."""
+    xs, rows = [], []
+    for seed in seeds:
+        print(f"seed {seed}: reading {frames} frames", file=sys.stderr)
+        x, r = run(frames, seed, calibrated=False, keep_rows=True)["_rows"]
+        xs.append(x)
+        rows += r
+    x = np.concatenate(xs)
+    coef = {}
+    for attr in ATTRIBUTES:
+        use = np.array([r[attr] is not None for r in rows])
+        y = np.array([float(r[attr][0]) for r in rows if r[attr] is not None])
+        coef[attr] = fit_logistic(x[use], y)
+        print(f"{attr}: {int(use.sum())} calls, {100 * y.mean():.1f} % right", file=sys.stderr)
+    source = (f"python bench/vision.py --fit-calibration {out.name} --frames {frames} "
+              f"--seeds {' '.join(map(str, seeds))}: {len(rows)} squares")  # fmt: skip
+    table = Calibration(coef, source)
+    table.save(out)
+    probs = table.probabilities(x)
+    fitted = [
+        {a: (r[a][0], float(probs[a][i])) if r[a] is not None else None for a in ATTRIBUTES}
+        for i, r in enumerate(rows)
+    ]
+    print(f"wrote {out} ({source})")
+    for attr, rel in reliability(fitted).items():
+        print(f"  {attr:<6} ECE {100 * rel['ece']:.1f} pts on the fitting data, wrong at >= 0.9: "
+              f"{rel['wrong_at_0.9']} of {rel['wrong']}")  # fmt: skip
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,10 +360,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=2000, help="frames to read (default 2000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the frame set (default 1)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument(
+        "--fit-calibration", type=Path, metavar="FILE",
+        help="fit the confidence calibration on the frames of --seeds (never the bench seed) and "
+        "write it to FILE (the reader's table is vision/calibration.json)",
+    )  # fmt: skip
+    parser.add_argument("--seeds", type=int, nargs="+", default=[2, 3],
+                        help="seeds for --fit-calibration (default 2 3)")  # fmt: skip
+    parser.add_argument(
+        "--uncalibrated", action="store_true",
+        help="report the raw margin-based confidences (the 'before' of the calibration)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error("--frames must be at least 1")
-    result = run(args.frames, args.seed)
+    if args.fit_calibration:
+        if args.seed in args.seeds:
+            parser.error(f"--seeds must not include the bench seed {args.seed}")
+        return fit_calibration(args.frames, args.seeds, args.fit_calibration)
+    result = run(args.frames, args.seed, calibrated=not args.uncalibrated)
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision import geometry
+from vision.calibration import Calibration, square_features
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
 from vision.reading import BoardReading, SquareReading
@@ -105,10 +106,16 @@ class BoardReader:
         corners: np.ndarray | None = None,
         reference: np.ndarray | None = None,
         learn_empty: bool = True,
+        calibration: Calibration | None = None,
+        calibrated: bool = True,
     ) -> None:
         """`reference`: a frame of the empty board from this camera. Without one the reader takes
         the first still frames it sees as the empty board (`learn_empty`, for a camera watching a
-        game from its start); a single photo of a game in progress needs `learn_empty=False`."""
+        game from its start); a single photo of a game in progress needs `learn_empty=False`.
+
+        Confidences come from `calibration` (default: the table shipped in vision/calibration.json).
+        `calibrated=False` reports the raw margin-based confidences instead; only the calibration
+        fit itself wants that (it fits on the features, which are the same either way)."""
         self.size = size
         self.locator = BoardLocator(size, corners)
         self.pose: BoardPose | None = None
@@ -124,6 +131,7 @@ class BoardReader:
         self.learn_empty = learn_empty and reference is None
         self._learned_frames = EMPTY_LEARN_FRAMES if reference is not None else 0
         self.last_relocalise_ms = 0.0
+        self.calibration = (calibration or _default_calibration()) if calibrated else None
         self.last_fits: dict[str, np.ndarray] | None = None
         # The piece set's shapes (square or round flats, cylinder or pawn capstones) are not known
         # until pieces are seen: every candidate is fitted until enough pieces decided it.
@@ -309,6 +317,21 @@ class BoardReader:
         occupied = [s for s in range(len(model.names)) if not fits["empty"][s]]
         colors = fits["top_col"][occupied] if occupied else np.zeros((0, 3))
         labels, color_conf = self.colors.classify(colors, self.white, self.black)
+        color_margin = np.zeros(len(model.names))
+        color_margin[occupied] = color_conf - 0.5
+        view = np.arctan2(np.abs(model.rho), model.cam_z)
+        fits["features"] = square_features(fits, color_margin, view)
+        if self.calibration is not None:
+            # The calibrated probability, never above the raw margin mapping: the table is fitted
+            # on the bench's simulated frames (separate positions: colours split by brightness,
+            # stacks up to 6 everywhere), and where a frame is unlike them (a video whose colour
+            # model has learned, a lone capstone read as a tall flat stack early in a game) a
+            # small margin must still read as unsure. (The raw mapping is what is overconfident
+            # where margins are large; where they are small it is about right or too low.)
+            probs = self.calibration.probabilities(fits["features"])
+            for attr in ("empty", "kind", "height"):
+                fits[f"{attr}_conf"] = np.minimum(probs[attr], fits[f"{attr}_conf"])
+            color_conf = np.minimum(probs["color"][occupied], color_conf)
         t = lap("colours", t)
 
         if learning:
@@ -469,6 +492,11 @@ def _decide(model: SquareModel, fit: dict[str, np.ndarray]) -> dict[str, np.ndar
     other_kind = np.where(kinds[None, :] != kind[:, None], per_h, np.inf).min(axis=1)
     other_height = np.where(heights[None, :] != height[:, None], per_h, np.inf).min(axis=1)
     out = {
+        "kind_margin": other_kind - best,
+        "height_margin": other_height - best,
+        "residual": fit["residual"],
+        "contrast": fit["contrast"],
+        "top_n": fit["top_n"],
         "empty": is_empty,
         "kind": np.where(is_empty, None, kind).astype(object),
         "height": np.where(is_empty, 0, height),
@@ -485,6 +513,16 @@ def _decide(model: SquareModel, fit: dict[str, np.ndarray]) -> dict[str, np.ndar
     }
     assert all(len(v) == n for v in out.values())
     return out
+
+
+_CALIBRATION: Calibration | None = None
+
+
+def _default_calibration() -> Calibration:
+    global _CALIBRATION
+    if _CALIBRATION is None:
+        _CALIBRATION = Calibration.load()
+    return _CALIBRATION
 
 
 def _top_extent(model: SquareModel, s: int, h_i: int, extra: float = 0.0) -> float:

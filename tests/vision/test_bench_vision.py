@@ -1,0 +1,44 @@
+"""bench/vision.py end to end on a few frames: the reliability table and the calibration fit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from vision.calibration import FEATURES, Calibration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "bench/vision.py", *args],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_bench_reports_a_reliability_table_per_attribute(tmp_path):
+    out = tmp_path / "vision.json"
+    done = run("--frames", "4", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    rel = json.loads(out.read_text())["reliability"]
+    assert set(rel) == {"empty", "color", "kind", "height"}
+    for table in rel.values():
+        assert sum(b["calls"] for b in table["buckets"]) == table["calls"]
+        for bucket in table["buckets"]:
+            assert bucket["from"] <= bucket["mean_confidence"] <= bucket["to"]
+            assert 0.0 <= bucket["accuracy"] <= 1.0
+    assert "confidence reliability" in done.stdout
+
+
+def test_calibration_fit_writes_a_loadable_table_and_refuses_the_bench_seed(tmp_path):
+    out = tmp_path / "cal.json"
+    done = run("--fit-calibration", str(out), "--frames", "6", "--seeds", "5")
+    assert done.returncode == 0, done.stderr
+    table = Calibration.load(out)
+    assert all(len(c) == len(FEATURES) for c in table.coef.values())
+    assert "--seeds 5" in table.source
+    refused = run("--fit-calibration", str(out), "--frames", "6", "--seeds", "1")
+    assert refused.returncode == 2 and "bench seed" in refused.stderr
