@@ -1,14 +1,27 @@
 """Frame gates: is something moving, is a hand or arm over the board.
 
 Hands: an arm reaching for a square always crosses the strip of bare wood between the grid and the
-board's edge (pieces never stand there). So the gate samples that ring on the board plane every
-frame and compares it with the empty board. Changes there that no stack explains (a tall stack on
-an edge square can lean over the ring in the image; the reader says which) mean a hand or arm.
-Shadows only darken and are allowed for, so the shadow of a stack or of a hand high above does not
-count; the hand itself does. LED glow is allowed for on the squares the service says are lit.
+board's edge, where pieces never stand, and it crosses all of it: from the grid line out to the
+board's edge and beyond. So the gate samples rows of that ring on the board plane every frame and
+compares them with the empty board, and calls a hand only for a *band* of change that runs outwards
+across most rows at one place along the edge (or a run along a row wider than any stack). Scattered
+changes (noise, glare, a piece pushed over the line) and changes hugging the grid (a tall edge stack
+leaning over the ring in a tilted view; the reader says which stacks and how far) are not hands.
+
+What counts as change at one ring sample, without assuming any colour:
+- colour: unlike the empty board after allowing for light and shadow (a gain 0.5-1.25);
+- hue, averaged over a few samples (dark skin in dim light can match the wood's brightness);
+- darkness: a band of the ring much darker than the rest of it, across every voting row. A stack's
+  shadow reaches a row or two past the grid; a hand (or its shadow) covers the ring out to its edge.
+  This finds dark skin that has the wood's hue in dim light, where the colour test allows for shade.
+
+Motion history: a hand flagged on the last frame stays flagged while nothing in the picture moves
+(a hand cannot leave without moving), and a lower bar holds it while it is still seen at all.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -19,24 +32,30 @@ MOTION_SCALE = 8  # motion is judged on a frame shrunk this much
 MOTION_LEVEL = 18  # grey levels a pixel must change by
 MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
 
-RING_OFFSETS = (
-    0.12,
-    0.3,
-    0.5,
-    0.7,
-    0.9,
-    1.1,
-    1.3,
-)  # pitches outside the grid (wood, markers, table)
-RING_STEP = 0.05
+RING_OFFSETS = (0.12, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)  # pitches outside the grid (wood, markers)
+RING_STEP = 0.05  # pitches between samples along a row
 RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
-RING_GAIN = (0.5, 1.25)
-RING_CHANGED = 350  # squared BGR distance (after gain) that counts as changed
+RING_GAIN = (0.5, 1.25)  # brightness changes allowed as light and shadow
+RING_CHANGED = 150  # squared BGR distance (after gain) that counts as changed, at least ...
+RING_CHANGED_REL = 0.01  # ... and this share of the empty board's squared brightness
 RING_CHROMA_WINDOW = 2  # samples either side averaged for the hue test
 RING_CHROMA = 0.045  # chromaticity change (share of one channel) that counts as changed
 RING_CHROMA_MIN_SUM = 90.0  # B+G+R below which chromaticity is too noisy to use
-RING_ARM_RUN = 1.2  # pitches of unbroken change along a ring row that only an arm makes
-RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
+RING_DARK = 0.7  # brightness (relative to the ring's median gain) that counts as dark ...
+DARK_ROWS = 6  # ... when every voting row is dark at one place
+BAND_WINDOW = 3  # samples either side along a row that count as "the same place"
+BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
+BAND_ROWS_HELD = 3  # ... while a hand seen on the last frame is still there
+RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
+RING_ARM_RUN_HELD = 1.0
+
+
+def _dilate_along(flags: np.ndarray, half: int) -> np.ndarray:
+    """[rows, along, sides] bool -> True within `half` samples along a row of a True."""
+    rows, along, sides = flags.shape
+    flat = np.moveaxis(flags, 1, 2).reshape(rows * sides, along).astype(np.uint8)
+    grown = cv2.dilate(flat, np.ones((1, 2 * half + 1), np.uint8))
+    return np.moveaxis(grown.reshape(rows, sides, along), 2, 1) > 0
 
 
 def _longest_run(flags: np.ndarray) -> int:
@@ -48,6 +67,14 @@ def _longest_run(flags: np.ndarray) -> int:
     starts = np.nonzero(edges.ravel() == 1)[0]
     ends = np.nonzero(edges.ravel() == -1)[0]
     return int((ends - starts).max()) if len(starts) else 0
+
+
+def _window_sum(x: np.ndarray, half: int) -> np.ndarray:
+    """Sum over +-half samples along axis 1 of [rows, along, ...] (edges: what there is)."""
+    c = np.concatenate([np.zeros_like(x[:, :1]), np.cumsum(x, axis=1)], axis=1)
+    idx = np.arange(x.shape[1])
+    lo, hi = np.clip(idx - half, 0, x.shape[1]), np.clip(idx + half + 1, 0, x.shape[1])
+    return c[:, hi] - c[:, lo]
 
 
 class MotionGate:
@@ -66,6 +93,17 @@ class MotionGate:
         return float(changed.mean()) > MOTION_SHARE
 
 
+@dataclass
+class HandEvidence:
+    """What the gate saw in one frame (for the reason text, the benchmark and debug images)."""
+
+    band_rows: int = 0  # most voting rows changed at one place along the edge
+    run_pitches: float = 0.0  # longest unbroken change along a voting row
+    changed: np.ndarray | None = None  # [R] bool, per ring sample
+    unexplained: np.ndarray | None = None  # [R] bool: changed and no stack or LED accounts for it
+    cause: str = ""  # "band", "dark", "run", "held" or ""
+
+
 class HandGate:
     """Watches the ring of bare wood around the grid."""
 
@@ -74,74 +112,83 @@ class HandGate:
         n = pose.size
         pts, offs = [], []
         along = np.arange(-0.05, n + 0.05 + 1e-9, RING_STEP)
+        self.along_count = len(along)
         for off in RING_OFFSETS:
             for a in along:
                 pts += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
                 offs += [off] * 4
         self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
+        self.sample_pts = self.ring_pts  # where `set_empty` wants the empty board
         # The row hugging the grid also catches pieces pushed over the line and their shadows;
         # an arm crosses every row, so only the outer rows vote.
         self.voting = np.array(offs) >= RING_VOTING_FROM
-        img = cv2.perspectiveTransform(self.ring_pts[None], pose.H_img_from_board)[0]
+        img = cv2.perspectiveTransform(self.sample_pts[None], pose.H_img_from_board)[0]
         w, h = pose.image_size
         self.in_frame = (
             (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
         )
         self.map_x = img[:, 0].astype(np.float32)[None]
         self.map_y = img[:, 1].astype(np.float32)[None]
-        self.empty: np.ndarray | None = None
+        self.empty: np.ndarray | None = None  # [R, 3]
+        self._empty_sq = np.zeros(0, np.float32)
+        shape = (len(RING_OFFSETS), self.along_count, 4)
+        self._window_n = _window_sum(np.ones(shape), RING_CHROMA_WINDOW)
+        self._held = False  # a hand was flagged on the last frame
+        self.last = HandEvidence()
 
-    def set_empty(self, ring_colours: np.ndarray) -> None:
-        self.empty = ring_colours.reshape(-1, 3).astype(np.float32)
+    # -- the empty board ---------------------------------------------------------------------------
+    def set_empty(self, samples: np.ndarray) -> None:
+        """The empty board at `sample_pts` ([R, 3] BGR, e.g. warped from the empty-board model)."""
+        self.empty = samples.reshape(-1, 3).astype(np.float32)
+        self._empty_sq = (self.empty * self.empty).sum(1)
 
     def sample(self, frame: np.ndarray) -> np.ndarray:
+        """This frame at `sample_pts`: [R, 3] float32."""
         return cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR)[0].astype(np.float32)
 
-    def changed(self, ring: np.ndarray) -> np.ndarray:
-        """[R] bool: ring samples unlike the empty board (after allowing for light and shadow)."""
+    # -- per sample --------------------------------------------------------------------------------
+    def changed(self, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """-> ([R] bool ring samples unlike the empty board after allowing for light and shadow,
+        [R] bool samples much darker than the ring as a whole)."""
+        R = len(self.ring_pts)
         if self.empty is None:
-            return np.zeros(len(ring), dtype=bool)
-        e = self.empty
-        g = np.clip((ring * e).sum(1) / ((e * e).sum(1) + 1e-3), *RING_GAIN)
+            return np.zeros(R, dtype=bool), np.zeros(R, dtype=bool)
+        e, ee = self.empty, self._empty_sq
+        gain = (ring * e).sum(1) / (ee + 1e-3)
+        g = np.clip(gain, *RING_GAIN)
         resid = ring - g[:, None] * e
-        changed = (resid * resid).sum(1) > RING_CHANGED
+        changed = (resid * resid).sum(1) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
         # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite
-        # its hue. Compare chromaticity where there is light enough to tell.
+        # its hue. Compare chromaticity where there is light enough to tell, over a few samples.
         ps, es = ring.sum(1), e.sum(1)
         diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [R, 3]
-        # averaged over a few samples along each row: single pixels are too noisy for hue
-        rows = len(RING_OFFSETS)
-        d = diff.reshape(rows, -1, 4, 3)
+        shape = (len(RING_OFFSETS), self.along_count, 4)
         k = RING_CHROMA_WINDOW
-        c = np.concatenate([np.zeros((rows, 1, 4, 3)), np.cumsum(d, axis=1)], axis=1)
-        idx = np.arange(d.shape[1])
-        lo, hi = np.clip(idx - k, 0, d.shape[1]), np.clip(idx + k + 1, 0, d.shape[1])
-        mean = (c[:, hi] - c[:, lo]) / (hi - lo)[None, :, None, None]
+        mean = _window_sum(diff.reshape(*shape, 3), k) / self._window_n[..., None]
         chroma = np.abs(mean).max(axis=3).reshape(-1)
         changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
-        return changed & self.in_frame
+        typical = float(np.median(gain[self.in_frame])) if self.in_frame.any() else 1.0
+        dark = gain < RING_DARK * typical
+        return changed & self.in_frame, dark & self.in_frame
 
-    def check(
+    # -- per frame ---------------------------------------------------------------------------------
+    def explained(
         self,
-        ring: np.ndarray,
+        changed: np.ndarray,
         claims: list[tuple[int, float, float]],
-        lit: dict[str, tuple[int, int, int]] | None = None,
-        square_geometry: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> tuple[bool, str]:
-        """-> (hand present, reason). `claims` from the square fit: stacks that may lean over."""
-        changed = self.changed(ring)
-        if not changed.any():
-            return False, ""
-        explained = np.zeros(len(ring), dtype=bool)
+        lit: dict[str, tuple[int, int, int]] | None,
+    ) -> np.ndarray:
+        """[R] bool: changed samples a stack leaning over the ring or an LED's glow accounts for."""
+        explained = np.zeros(len(changed), dtype=bool)
         n = self.pose.size
-        if claims:
+        cand = self.voting & changed
+        if claims and cand.any():
             idx = np.array([cl[0] for cl in claims])
             t_from = np.array([cl[1] for cl in claims])[:, None]
             t_to = np.array([cl[2] for cl in claims])[:, None]
             centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
             d = centres - self.pose.camera_in_board[:2]
             r = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
-            cand = self.voting & changed
             pts = self.ring_pts[cand]
             rel = pts[None, :, :] - centres[:, None, :]  # [C, R', 2]
             u = rel[..., 0] * r[:, None, 0] + rel[..., 1] * r[:, None, 1]
@@ -153,14 +200,48 @@ class HandGate:
                 file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1
                 c = np.array([file + 0.5, rank + 0.5])
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
+        return explained
+
+    def check(
+        self,
+        ring: np.ndarray,
+        claims: list[tuple[int, float, float]],
+        lit: dict[str, tuple[int, int, int]] | None = None,
+        moving: bool = True,
+    ) -> tuple[bool, str]:
+        """-> (hand present, reason). `claims` from the square fit: stacks that may lean over.
+        `moving`: whether the picture changed since the last frame (for the motion history)."""
+        changed, dark = self.changed(ring)
+        explained = self.explained(changed | dark, claims, lit)
         unexplained = changed & ~explained & self.voting
-        count = int(unexplained.sum())
-        if count >= RING_MIN_CHANGED:
-            return True, f"hand or arm over the board edge ({count} ring samples changed)"
+        shape = (len(RING_OFFSETS), self.along_count, 4)
+        band = int(_dilate_along(unexplained.reshape(shape), BAND_WINDOW).sum(axis=0).max())
+        dark_band = int(
+            _dilate_along((dark & ~explained & self.voting).reshape(shape), BAND_WINDOW)
+            .sum(axis=0)
+            .max()
+        )
         # An arm is wider than any stack leaning over the edge: a long unbroken run of change
         # along the ring is a hand even where stacks could explain each piece of it.
-        grid = (changed & self.voting).reshape(len(RING_OFFSETS), -1, 4)  # [rows, along, side]
-        longest = _longest_run(grid) * RING_STEP
-        if longest >= RING_ARM_RUN:
-            return True, f"hand or arm over the board edge ({longest:.1f} pitches of the ring)"
+        run = _longest_run((changed & self.voting).reshape(shape)) * RING_STEP
+        ev = HandEvidence(band, run, changed, unexplained)
+        held = self._held
+        if band >= (BAND_ROWS_HELD if held else BAND_ROWS):
+            ev.cause = "band"
+        elif dark_band >= DARK_ROWS:
+            ev.cause = "dark"
+        elif run >= (RING_ARM_RUN_HELD if held else RING_ARM_RUN):
+            ev.cause = "run"
+        elif held and not moving:
+            ev.cause = "held"  # nothing moved since the hand was seen: it has not left
+        self.last = ev
+        self._held = bool(ev.cause)
+        if ev.cause == "band":
+            return True, f"hand or arm over the board edge ({band} of 6 ring rows changed)"
+        if ev.cause == "dark":
+            return True, "hand or arm over the board edge (a dark band across the ring)"
+        if ev.cause == "run":
+            return True, f"hand or arm over the board edge ({run:.1f} pitches of the ring)"
+        if ev.cause == "held":
+            return True, "hand or arm over the board (seen before, nothing has moved since)"
         return False, ""

@@ -202,7 +202,7 @@ class BoardReader:
 
     def _warp_empty_ring(self, rect: np.ndarray) -> np.ndarray:
         assert self.hands is not None and self.pose is not None
-        mx, my = self._rect_map(self.pose, self.hands.ring_pts)
+        mx, my = self._rect_map(self.pose, self.hands.sample_pts)
         return cv2.remap(rect, mx[None], my[None], cv2.INTER_LINEAR)[0].astype(np.float32)
 
     def _measure_paper(self, frame: np.ndarray, pose: BoardPose) -> None:
@@ -316,7 +316,8 @@ class BoardReader:
             hand, hand_reason = False, ""
         else:
             ring = self.hands.sample(frame)
-            hand, hand_reason = self.hands.check(ring, _claims(model, fits, RING_EXTRA_TOP), lit)
+            claims = _claims(model, fits, RING_EXTRA_TOP)
+            hand, hand_reason = self.hands.check(ring, claims, lit, moving=moving)
         occluded = hand or marker_covered
         t = lap("gate", t)
 
