@@ -11,12 +11,12 @@ leaning over the ring in a tilted view; the reader says which stacks and how far
 What counts as change at one ring sample, without assuming any colour:
 - colour: unlike the empty board after allowing for light and shadow (a gain 0.5-1.25);
 - hue, averaged over a few samples (dark skin in dim light can match the wood's brightness);
-- darkness: a band of the ring much darker than the rest of it, across every voting row. A stack's
-  shadow reaches a row or two past the grid; a hand (or its shadow) covers the ring out to its edge.
-  This finds dark skin that has the wood's hue in dim light, where the colour test allows for shade.
+- darkness: a band of the ring much darker than the rest of it, across every voting row, with a
+  changed colour in a couple of those rows (a shadow only darkens). This finds dark skin that has
+  the wood's hue in dim light, where the colour test allows for shade.
 
 Motion history: a hand flagged on the last frame stays flagged while nothing in the picture moves
-(a hand cannot leave without moving), and a lower bar holds it while it is still seen at all.
+(a hand cannot leave without moving).
 """
 
 from __future__ import annotations
@@ -42,12 +42,11 @@ RING_CHROMA_WINDOW = 2  # samples either side averaged for the hue test
 RING_CHROMA = 0.045  # chromaticity change (share of one channel) that counts as changed
 RING_CHROMA_MIN_SUM = 90.0  # B+G+R below which chromaticity is too noisy to use
 RING_DARK = 0.7  # brightness (relative to the ring's median gain) that counts as dark ...
-DARK_ROWS = 6  # ... when every voting row is dark at one place
+DARK_ROWS = 6  # ... when every voting row is dark (or changed) at one place ...
+DARK_WITH_CHANGED = 2  # ... and this many of them changed colour too
 BAND_WINDOW = 3  # samples either side along a row that count as "the same place"
 BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
-BAND_ROWS_HELD = 3  # ... while a hand seen on the last frame is still there
 RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
-RING_ARM_RUN_HELD = 1.0
 
 
 def _dilate_along(flags: np.ndarray, half: int) -> np.ndarray:
@@ -98,6 +97,7 @@ class HandEvidence:
     """What the gate saw in one frame (for the reason text, the benchmark and debug images)."""
 
     band_rows: int = 0  # most voting rows changed at one place along the edge
+    dark_rows: int = 0  # most voting rows much darker than the ring at one place
     run_pitches: float = 0.0  # longest unbroken change along a voting row
     changed: np.ndarray | None = None  # [R] bool, per ring sample
     unexplained: np.ndarray | None = None  # [R] bool: changed and no stack or LED accounts for it
@@ -215,24 +215,24 @@ class HandGate:
         explained = self.explained(changed | dark, claims, lit)
         unexplained = changed & ~explained & self.voting
         shape = (len(RING_OFFSETS), self.along_count, 4)
-        band = int(_dilate_along(unexplained.reshape(shape), BAND_WINDOW).sum(axis=0).max())
-        dark_band = int(
-            _dilate_along((dark & ~explained & self.voting).reshape(shape), BAND_WINDOW)
-            .sum(axis=0)
-            .max()
-        )
+        rows_changed = _dilate_along(unexplained.reshape(shape), BAND_WINDOW).sum(axis=0)  # [A, 4]
+        band = int(rows_changed.max())
+        # Dark across every row counts only where some rows also changed colour: a stack's shadow
+        # under a low lamp can reach across the ring, but it only darkens the wood.
+        dark_or_changed = (dark | changed) & ~explained & self.voting
+        rows_dark = _dilate_along(dark_or_changed.reshape(shape), BAND_WINDOW).sum(axis=0)
+        dark_band = int(np.where(rows_changed >= DARK_WITH_CHANGED, rows_dark, 0).max())
         # An arm is wider than any stack leaning over the edge: a long unbroken run of change
         # along the ring is a hand even where stacks could explain each piece of it.
         run = _longest_run((changed & self.voting).reshape(shape)) * RING_STEP
-        ev = HandEvidence(band, run, changed, unexplained)
-        held = self._held
-        if band >= (BAND_ROWS_HELD if held else BAND_ROWS):
+        ev = HandEvidence(band, dark_band, run, changed, unexplained)
+        if band >= BAND_ROWS:
             ev.cause = "band"
         elif dark_band >= DARK_ROWS:
             ev.cause = "dark"
-        elif run >= (RING_ARM_RUN_HELD if held else RING_ARM_RUN):
+        elif run >= RING_ARM_RUN:
             ev.cause = "run"
-        elif held and not moving:
+        elif self._held and not moving:
             ev.cause = "held"  # nothing moved since the hand was seen: it has not left
         self.last = ev
         self._held = bool(ev.cause)
