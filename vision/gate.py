@@ -46,6 +46,7 @@ DARK_ROWS = 6  # ... when every voting row is dark (or changed) at one place ...
 DARK_WITH_CHANGED = 2  # ... and this many of them changed colour too
 BAND_WINDOW = 3  # samples either side along a row that count as "the same place"
 BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
+RING_FOLLOW_RATE = 0.05  # how fast the ring's empty model follows slow light changes
 RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
 
 
@@ -140,6 +141,16 @@ class HandGate:
     def set_empty(self, samples: np.ndarray) -> None:
         """The empty board at `sample_pts` ([R, 3] BGR, e.g. warped from the empty-board model)."""
         self.empty = samples.reshape(-1, 3).astype(np.float32)
+        self._empty_sq = (self.empty * self.empty).sum(1)
+
+    def follow(self, ring: np.ndarray) -> None:
+        """Follow slow light changes on a frame the reader trusts (no hand, nothing moving): blend
+        the ring samples that still look like the empty board into it. Changed samples (a stack
+        leaning over the ring, a shadow) are left alone."""
+        if self.empty is None or self.last.changed is None:
+            return
+        keep = ~self.last.changed & self.in_frame
+        self.empty[keep] += RING_FOLLOW_RATE * (ring[keep] - self.empty[keep])
         self._empty_sq = (self.empty * self.empty).sum(1)
 
     def sample(self, frame: np.ndarray) -> np.ndarray:

@@ -347,6 +347,7 @@ class BoardReader:
                 self._learned_frames += 1
             elif not learning:
                 self._drift(profile, fits)
+                self.hands.follow(ring)
                 if occupied:
                     self.colors.learn(colors, labels)
         timings["total"] = (time.perf_counter() - t0) * 1000
