@@ -46,6 +46,10 @@ DARK_ROWS = 6  # ... when every voting row is dark (or changed) at one place ...
 DARK_WITH_CHANGED = 2  # ... and this many of them changed colour too
 BAND_WINDOW = 3  # samples either side along a row that count as "the same place"
 BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
+FAR_OFFSETS = (1.7, 2.0, 2.3)  # pitches outside the grid: the table beyond the board
+FAR_EXTEND = 1.0  # pitches the far rows run on past the grid's corners (arms cross there too)
+FAR_ROWS = 2  # far rows changed at one place (of 3) ...
+FAR_SUPPORT = 0.5  # ... with change or darkness in a voting ring row within this many pitches
 RING_FOLLOW_RATE = 0.05  # how fast the ring's empty model follows slow light changes
 RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
 
@@ -77,6 +81,36 @@ def _window_sum(x: np.ndarray, half: int) -> np.ndarray:
     return c[:, hi] - c[:, lo]
 
 
+_ONES3 = np.ones(3, np.float32)
+
+
+def _compare(
+    ring: np.ndarray,
+    e: np.ndarray,
+    ee: np.ndarray,
+    shape: tuple[int, int, int],
+    window_n: np.ndarray,
+    in_frame: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
+    `shape` [rows, along, sides] -> (changed, much darker than the rows' typical gain), [K] bool."""
+    # (einsum: numpy's axis-1 sums over three channels cost more than the arithmetic)
+    gain = np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
+    g = np.clip(gain, *RING_GAIN)
+    resid = ring - g[:, None] * e
+    changed = np.einsum("ij,ij->i", resid, resid) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
+    # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite its
+    # hue. Compare chromaticity where there is light enough to tell, over a few samples.
+    ps, es = ring @ _ONES3, e @ _ONES3
+    diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [K, 3]
+    mean = _window_sum(diff.reshape(*shape, 3), RING_CHROMA_WINDOW) / window_n[..., None]
+    chroma = np.abs(mean).max(axis=3).reshape(-1)
+    changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
+    typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
+    dark = gain < RING_DARK * typical
+    return changed & in_frame, dark & in_frame
+
+
 class MotionGate:
     """Frame-to-frame change on a small grey copy. The first frame is never "moving"."""
 
@@ -100,9 +134,11 @@ class HandEvidence:
     band_rows: int = 0  # most voting rows changed at one place along the edge
     dark_rows: int = 0  # most voting rows much darker than the ring at one place
     run_pitches: float = 0.0  # longest unbroken change along a voting row
+    table_rows: int = 0  # most table rows changed at one place next to a change in the ring
     changed: np.ndarray | None = None  # [R] bool, per ring sample
     unexplained: np.ndarray | None = None  # [R] bool: changed and no stack or LED accounts for it
-    cause: str = ""  # "band", "dark", "run", "held" or ""
+    far_changed: np.ndarray | None = None  # [F] bool, per table-row sample
+    cause: str = ""  # "band", "dark", "run", "table", "held" or ""
 
 
 class HandGate:
@@ -120,20 +156,38 @@ class HandGate:
                 offs += [off] * 4
         self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
         self.sample_pts = self.ring_pts  # where `set_empty` wants the empty board
+        # The table beyond the board: the sleeve or arm crosses it on its way in. Not in the
+        # empty-board model (which ends 1.5 pitches out), so learned from frames (`learn_far`).
+        far_along = np.arange(-FAR_EXTEND, n + FAR_EXTEND + 1e-9, RING_STEP)
+        self.far_count = len(far_along)
+        far = []
+        for off in FAR_OFFSETS:
+            for a in far_along:
+                far += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
+        self.far_pts = np.array(far, dtype=np.float64)
+        # the ring sample nearest each far sample's place along its side
+        self.far_to_near = np.clip(np.round((far_along + 0.05) / RING_STEP), 0, len(along) - 1)
+        self.far_to_near = self.far_to_near.astype(np.int64)
         # The row hugging the grid also catches pieces pushed over the line and their shadows;
         # an arm crosses every row, so only the outer rows vote.
         self.voting = np.array(offs) >= RING_VOTING_FROM
-        img = cv2.perspectiveTransform(self.sample_pts[None], pose.H_img_from_board)[0]
+        both = np.concatenate([self.ring_pts, self.far_pts])
+        img = cv2.perspectiveTransform(both[None], pose.H_img_from_board)[0]
         w, h = pose.image_size
-        self.in_frame = (
-            (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
-        )
+        inside = (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
+        R = len(self.ring_pts)
+        self.in_frame, self.far_in_frame = inside[:R], inside[R:]
         self.map_x = img[:, 0].astype(np.float32)[None]
         self.map_y = img[:, 1].astype(np.float32)[None]
         self.empty: np.ndarray | None = None  # [R, 3]
         self._empty_sq = np.zeros(0, np.float32)
+        self.far_empty: np.ndarray | None = None  # [F, 3]
+        self._far_learned = 0
         shape = (len(RING_OFFSETS), self.along_count, 4)
         self._window_n = _window_sum(np.ones(shape), RING_CHROMA_WINDOW)
+        self._far_window_n = _window_sum(
+            np.ones((len(FAR_OFFSETS), self.far_count, 4)), RING_CHROMA_WINDOW
+        )
         self._held = False  # a hand was flagged on the last frame
         self.last = HandEvidence()
 
@@ -143,18 +197,35 @@ class HandGate:
         self.empty = samples.reshape(-1, 3).astype(np.float32)
         self._empty_sq = (self.empty * self.empty).sum(1)
 
+    def learn_far(self, frame: np.ndarray) -> None:
+        """Average a frame of the empty board (start-up) into the model of the table rows."""
+        far = self.sample(frame)[len(self.ring_pts) :]
+        if self.far_empty is None:
+            self.far_empty, self._far_learned = far, 1
+        else:
+            k = self._far_learned
+            self.far_empty = (self.far_empty * k + far) / (k + 1)
+            self._far_learned = k + 1
+
     def follow(self, ring: np.ndarray) -> None:
         """Follow slow light changes on a frame the reader trusts (no hand, nothing moving): blend
         the ring samples that still look like the empty board into it. Changed samples (a stack
         leaning over the ring, a shadow) are left alone."""
+        R = len(self.ring_pts)
+        far = ring[R:]
+        if self.far_empty is None:  # after a bump: the table rows start from this frame
+            self.far_empty = far.copy()
+        elif self.last.far_changed is not None:
+            keep = ~self.last.far_changed
+            self.far_empty[keep] += RING_FOLLOW_RATE * (far[keep] - self.far_empty[keep])
         if self.empty is None or self.last.changed is None:
             return
         keep = ~self.last.changed & self.in_frame
-        self.empty[keep] += RING_FOLLOW_RATE * (ring[keep] - self.empty[keep])
+        self.empty[keep] += RING_FOLLOW_RATE * (ring[:R][keep] - self.empty[keep])
         self._empty_sq = (self.empty * self.empty).sum(1)
 
     def sample(self, frame: np.ndarray) -> np.ndarray:
-        """This frame at `sample_pts`: [R, 3] float32."""
+        """This frame at the ring's samples, then the table rows': [R + F, 3] float32."""
         return cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR)[0].astype(np.float32)
 
     # -- per sample --------------------------------------------------------------------------------
@@ -164,23 +235,20 @@ class HandGate:
         R = len(self.ring_pts)
         if self.empty is None:
             return np.zeros(R, dtype=bool), np.zeros(R, dtype=bool)
-        e, ee = self.empty, self._empty_sq
-        gain = (ring * e).sum(1) / (ee + 1e-3)
-        g = np.clip(gain, *RING_GAIN)
-        resid = ring - g[:, None] * e
-        changed = (resid * resid).sum(1) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
-        # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite
-        # its hue. Compare chromaticity where there is light enough to tell, over a few samples.
-        ps, es = ring.sum(1), e.sum(1)
-        diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [R, 3]
         shape = (len(RING_OFFSETS), self.along_count, 4)
-        k = RING_CHROMA_WINDOW
-        mean = _window_sum(diff.reshape(*shape, 3), k) / self._window_n[..., None]
-        chroma = np.abs(mean).max(axis=3).reshape(-1)
-        changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
-        typical = float(np.median(gain[self.in_frame])) if self.in_frame.any() else 1.0
-        dark = gain < RING_DARK * typical
-        return changed & self.in_frame, dark & self.in_frame
+        return _compare(ring[:R], self.empty, self._empty_sq, shape, self._window_n, self.in_frame)
+
+    def far_changed(self, samples: np.ndarray) -> np.ndarray:
+        """[F] bool: table-row samples unlike the table (colour or hue; darkness is left out: the
+        board's own shadow on the table moves with the light)."""
+        F = len(self.far_pts)
+        if self.far_empty is None:
+            return np.zeros(F, dtype=bool)
+        far, e = samples[len(self.ring_pts) :], self.far_empty
+        shape = (len(FAR_OFFSETS), self.far_count, 4)
+        ee = np.einsum("ij,ij->i", e, e)
+        changed, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame)
+        return changed
 
     # -- per frame ---------------------------------------------------------------------------------
     def explained(
@@ -236,13 +304,23 @@ class HandGate:
         # An arm is wider than any stack leaning over the edge: a long unbroken run of change
         # along the ring is a hand even where stacks could explain each piece of it.
         run = _longest_run((changed & self.voting).reshape(shape)) * RING_STEP
-        ev = HandEvidence(band, dark_band, run, changed, unexplained)
+        # The table: an arm crossing the rows beyond the board, where the ring shows something
+        # at the same place (a thing put down on the table touches no ring row).
+        far_changed = self.far_changed(ring)
+        far_shape = (len(FAR_OFFSETS), self.far_count, 4)
+        far_rows = _dilate_along(far_changed.reshape(far_shape), BAND_WINDOW).sum(axis=0)
+        reach = round(FAR_SUPPORT / RING_STEP)
+        support = _dilate_along(dark_or_changed.reshape(shape), reach).any(axis=0)  # [A, 4]
+        far = int(np.where(support[self.far_to_near], far_rows, 0).max())
+        ev = HandEvidence(band, dark_band, run, far, changed, unexplained, far_changed)
         if band >= BAND_ROWS:
             ev.cause = "band"
         elif dark_band >= DARK_ROWS:
             ev.cause = "dark"
         elif run >= RING_ARM_RUN:
             ev.cause = "run"
+        elif far >= FAR_ROWS:
+            ev.cause = "table"
         elif self._held and not moving:
             ev.cause = "held"  # nothing moved since the hand was seen: it has not left
         self.last = ev
@@ -253,6 +331,8 @@ class HandGate:
             return True, "hand or arm over the board edge (a dark band across the ring)"
         if ev.cause == "run":
             return True, f"hand or arm over the board edge ({run:.1f} pitches of the ring)"
+        if ev.cause == "table":
+            return True, "hand or arm crossing the table into the board"
         if ev.cause == "held":
             return True, "hand or arm over the board (seen before, nothing has moved since)"
         return False, ""

@@ -381,6 +381,7 @@ class BoardReader:
             self.empty_rect = (self.empty_rect * n + rect) / (n + 1)
         self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
         self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
+        self.hands.learn_far(frame)
 
     def _drift(self, profile: np.ndarray, fits: dict[str, np.ndarray]) -> None:
         """Follow slow light changes: blend the bare-board parts of this frame into the model."""
