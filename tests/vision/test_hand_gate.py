@@ -158,3 +158,15 @@ def test_a_hand_seen_stays_flagged_until_something_moves():
     assert held and "nothing has moved" in why
     assert not gate.check(gate.sample(clear.image), [], moving=True)[0]  # it moved: re-judged
     assert not gate.check(gate.sample(clear.image), [], moving=False)[0]  # and stays released
+
+
+@pytest.mark.parametrize("seed,tilt", [(101, 12.0), (102, 34.0)])
+def test_a_hand_with_the_woods_own_colour_is_flagged(seed, tilt):
+    """Skin of the board's colour hides in the ring; the sleeve crossing the table gives it away."""
+    camera, look, reader = _installation(seed, 6, tilt)
+    board = random_scene(seed, 6)
+    for side, tip in (("south", (2.5, 1.5)), ("west", (1.5, 3.5))):
+        scene = _with_hand(board, tip=tip, from_side=side, height=1.4, skin=look.board_color)
+        truth, reading = _read(reader, scene, camera, look, seed=seed)
+        assert truth.hand_over_board
+        assert reading.occluded, f"wood-coloured hand from the {side}: {reading.reason}"
