@@ -48,7 +48,8 @@ BAND_WINDOW = 3  # samples either side along a row that count as "the same place
 BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
 FAR_OFFSETS = (1.7, 2.0, 2.3)  # pitches outside the grid: the table beyond the board
 FAR_EXTEND = 1.0  # pitches the far rows run on past the grid's corners (arms cross there too)
-FAR_ROWS = 2  # far rows changed at one place (of 3) ...
+FAR_SOLID = (4, 5)  # a table-row sample counts when 5 of the 9 around it changed ...
+FAR_ROWS = 2  # ... in this many far rows (of 3) at one place ...
 FAR_SUPPORT = 0.5  # ... with change or darkness in a voting ring row within this many pitches
 RING_FOLLOW_RATE = 0.05  # how fast the ring's empty model follows slow light changes
 RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
@@ -185,6 +186,8 @@ class HandGate:
         self._far_learned = 0
         shape = (len(RING_OFFSETS), self.along_count, 4)
         self._window_n = _window_sum(np.ones(shape), RING_CHROMA_WINDOW)
+        far_in = self.far_in_frame.reshape(len(FAR_OFFSETS), self.far_count, 4)
+        self._far_rows_in_frame = np.maximum(far_in.sum(axis=0), 1)  # [Af, 4]; 0 rows: no vote
         self._far_window_n = _window_sum(
             np.ones((len(FAR_OFFSETS), self.far_count, 4)), RING_CHROMA_WINDOW
         )
@@ -308,10 +311,16 @@ class HandGate:
         # at the same place (a thing put down on the table touches no ring row).
         far_changed = self.far_changed(ring)
         far_shape = (len(FAR_OFFSETS), self.far_count, 4)
-        far_rows = _dilate_along(far_changed.reshape(far_shape), BAND_WINDOW).sum(axis=0)
+        # an arm is broad: only stretches mostly changed count (dark tables are noisy)
+        solid = _window_sum(far_changed.reshape(far_shape).astype(np.float32), FAR_SOLID[0])
+        solid = solid >= FAR_SOLID[1]
+        far_rows = _dilate_along(solid, BAND_WINDOW).sum(axis=0)
         reach = round(FAR_SUPPORT / RING_STEP)
         support = _dilate_along(dark_or_changed.reshape(shape), reach).any(axis=0)  # [A, 4]
-        far = int(np.where(support[self.far_to_near], far_rows, 0).max())
+        far_rows = np.where(support[self.far_to_near], far_rows, 0)
+        far = int(far_rows.max())
+        # where the frame cuts the table rows off, the ones still in view must all show it
+        table = bool((far_rows >= np.minimum(FAR_ROWS, self._far_rows_in_frame)).any())
         ev = HandEvidence(band, dark_band, run, far, changed, unexplained, far_changed)
         if band >= BAND_ROWS:
             ev.cause = "band"
@@ -319,7 +328,7 @@ class HandGate:
             ev.cause = "dark"
         elif run >= RING_ARM_RUN:
             ev.cause = "run"
-        elif far >= FAR_ROWS:
+        elif table:
             ev.cause = "table"
         elif self._held and not moving:
             ev.cause = "held"  # nothing moved since the hand was seen: it has not left
