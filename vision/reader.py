@@ -202,7 +202,7 @@ class BoardReader:
 
     def _warp_empty_ring(self, rect: np.ndarray) -> np.ndarray:
         assert self.hands is not None and self.pose is not None
-        mx, my = self._rect_map(self.pose, self.hands.sample_pts)
+        mx, my = self._rect_map(self.pose, self.hands.ring_pts)
         return cv2.remap(rect, mx[None], my[None], cv2.INTER_LINEAR)[0].astype(np.float32)
 
     def _measure_paper(self, frame: np.ndarray, pose: BoardPose) -> None:
