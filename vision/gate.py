@@ -187,6 +187,8 @@ class HandGate:
         self.map_y = img[:, 1].astype(np.float32)[None]
         self.empty: np.ndarray | None = None  # [R, 3]
         self._empty_sq = np.zeros(0, np.float32)
+        ring_in = self.in_frame.reshape(len(RING_OFFSETS), self.along_count, 4)
+        self._outer_in_frame = ring_in[-2:].any(axis=0)  # [A, 4]
         self.far_empty: np.ndarray | None = None  # [F, 3]
         self._far_learned = 0
         shape = (len(RING_OFFSETS), self.along_count, 4)
@@ -302,8 +304,12 @@ class HandGate:
         explained = self.explained(changed | dark, claims, lit)
         unexplained = changed & ~explained & self.voting
         shape = (len(RING_OFFSETS), self.along_count, 4)
-        rows_changed = _dilate_along(unexplained.reshape(shape), BAND_WINDOW).sum(axis=0)  # [A, 4]
-        band = int(rows_changed.max())
+        grown = _dilate_along(unexplained.reshape(shape), BAND_WINDOW)
+        rows_changed = grown.sum(axis=0)  # [A, 4]
+        # An arm comes from outside: its band reaches the outer rows (where they are in view). A
+        # stack pushed over the line, blurred, or read too low stops short of them.
+        outer = grown[-2:].any(axis=0) | ~self._outer_in_frame
+        band = int(np.where(outer, rows_changed, 0).max())
         # Dark across every row counts only where some rows also changed colour: a stack's shadow
         # under a low lamp can reach across the ring, but it only darkens the wood.
         dark_or_changed = (dark | changed) & ~explained & self.voting
