@@ -4,7 +4,8 @@ Hands: an arm reaching for a square always crosses the strip of bare wood betwee
 board's edge, where pieces never stand, and it crosses all of it: from the grid line out to the
 board's edge and beyond. So the gate samples rows of that ring on the board plane every frame and
 compares them with the empty board, and calls a hand only for a *band* of change that runs outwards
-across most rows at one place along the edge (or a run along a row wider than any stack). Scattered
+across most rows at one place along the edge, out to the outer rows (or a run along a row wider
+than any stack). Scattered
 changes (noise, glare, a piece pushed over the line) and changes hugging the grid (a tall edge stack
 leaning over the ring in a tilted view; the reader says which stacks and how far) are not hands.
 
