@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.calibration import ATTRIBUTES, Calibration, fit_logistic
-from vision.reader import BoardReader
+from vision.reader import RING_EXTRA_TOP, BoardReader, _claims
 from vision.sim import Scene, random_scene, random_setup, render_frame
 
 FRAMES_PER_INSTALLATION = 10
@@ -131,6 +131,103 @@ def reliability(rows: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
+class HandFigures:
+    """The hand gate's side of the benchmark: per frame, what the truth says about hands and what
+    the reader flagged and why; and the gate's own CPU time."""
+
+    def __init__(self) -> None:
+        self.c: Counter = Counter()
+        self.missed: list[str] = []  # "installation/frame" of hand frames read clean
+
+    def add(self, where: str, truth, reading, reader: BoardReader) -> None:
+        flagged = reading.board_found and reading.occluded
+        if not reading.board_found:
+            cause = "board not found"
+        elif flagged and "marker" in reading.reason:
+            cause = "marker covered"
+        elif flagged and reader.hands is not None:
+            cause = {"band": "band across the ring", "dark": "dark band", "run": "long run",
+                     "table": "arm over the table", "held": "held (no motion)",
+                     }.get(reader.hands.last.cause, "other")  # fmt: skip
+        else:
+            cause = ""
+        if truth.hand_over_board:
+            self.c["hand_frames"] += 1
+            if reading.board_found and not reading.occluded:
+                self.c["hand_clean"] += 1
+                self.missed.append(where)
+            else:
+                self.c[f"caught: {cause}"] += 1
+        elif truth.hand_present:  # a hand by the board, over no square
+            self.c["beside_frames"] += 1
+            self.c["beside_flagged"] += flagged
+        else:
+            self.c["free_frames"] += 1
+            if flagged:
+                self.c["false_alarms"] += 1
+                self.c[f"false alarm: {cause}"] += 1
+
+    def gate_cpu_ms(self, reader: BoardReader, frames: list[np.ndarray], repeats: int = 5) -> float:
+        """CPU time of the gate stage (sample the ring, stacks' claims, check) on these frames as
+        the reader last fitted them: median over frames of the best of `repeats`."""
+        if reader.hands is None or reader.model is None or reader.last_fits is None:
+            return float("nan")
+        claims_of = reader.last_fits
+        per_frame = []
+        for frame in frames:
+            best = float("inf")
+            for _ in range(repeats):
+                t0 = time.process_time()
+                ring = reader.hands.sample(frame)
+                claims = _claims(reader.model, claims_of, RING_EXTRA_TOP)
+                reader.hands.check(ring, claims, None, moving=True)
+                best = min(best, time.process_time() - t0)
+            per_frame.append(best * 1000)
+        return statistics.median(per_frame)
+
+    def result(self, gate_ms: list[float]) -> dict:
+        c = self.c
+        return {
+            "hand_frames": c["hand_frames"],
+            "hand_frames_read_clean": c["hand_clean"],
+            "hand_frames_read_clean_at": self.missed,
+            "hand_frames_caught_by": _prefixed(c, "caught: "),
+            "hand_free_frames": c["free_frames"],
+            "false_alarms": c["false_alarms"],
+            "false_alarms_by": _prefixed(c, "false alarm: "),
+            "hand_beside_board_frames": c["beside_frames"],
+            "hand_beside_board_flagged": c["beside_flagged"],
+            "gate_cpu_ms_median": statistics.median(gate_ms) if gate_ms else None,
+        }
+
+
+def _prefixed(c: Counter, prefix: str) -> dict[str, int]:
+    return {k[len(prefix) :]: v for k, v in sorted(c.items()) if k.startswith(prefix)}
+
+
+def hand_report(h: dict) -> list[str]:
+    def by(d: dict) -> str:
+        return ", ".join(f"{k} {v}" for k, v in d.items()) or "-"
+
+    free = h["hand_free_frames"]
+    rate = 100 * h["false_alarms"] / free if free else 0.0
+    gate = h["gate_cpu_ms_median"]
+    missed = h["hand_frames_read_clean_at"]
+    return [
+        f"  hands: over the board {h['hand_frames']} frames, read clean "
+        f"{h['hand_frames_read_clean']}   target 0"
+        + (f" (at {', '.join(missed)})" if missed else ""),
+        f"    caught by: {by(h['hand_frames_caught_by'])}",
+        f"    false alarms (no hand in view) {h['false_alarms']} of {free} ({rate:.2f} %)"
+        f"   target < 1 %: {by(h['false_alarms_by'])}",
+        f"    hand beside the board (over no square) flagged {h['hand_beside_board_flagged']} of "
+        f"{h['hand_beside_board_frames']}",
+        "    gate CPU time median "
+        + ("n/a" if gate is None else f"{gate:.2f} ms")
+        + " (sample the ring, stack claims, check; best of 5 per frame)",
+    ]
+
+
 def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     installations = max(1, (frames + FRAMES_PER_INSTALLATION - 1) // FRAMES_PER_INSTALLATION)
@@ -142,6 +239,8 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
     memory_mb: list[float] = []
     rows: list[dict] = []
     features: list[np.ndarray] = []
+    hands = HandFigures()
+    gate_ms: list[float] = []
     started = time.monotonic()
     done = 0
     for inst in range(installations):
@@ -169,12 +268,13 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
 
         reader = BoardReader(size, calibrated=calibrated)
         reader.read(empty)  # the empty board at start-up
-        for scene, frame in zip(scenes, rendered, strict=True):
+        for k, (scene, frame) in enumerate(zip(scenes, rendered, strict=True)):
             settled = reader.pieces is not None
             t0 = time.process_time()
             reading = reader.read(frame.image, lit=scene.leds or None)
             dt = (time.process_time() - t0) * 1000
             truth = frame.truth
+            hands.add(f"{inst}/{k}", truth, reading, reader)
             if settled:
                 times.append(dt)
                 for name, ms in reading.timings_ms.items():
@@ -224,6 +324,8 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
                             c["tilted_height_right"] += got.height == sq_truth.height
             done += 1
             progress(done, frames, started, f"size {size} tilt {tilt:4.1f}")
+        if inst % 10 == 0:
+            gate_ms.append(hands.gate_cpu_ms(reader, [rendered[-1].image]))
         t0 = time.process_time()
         after = reader.read(bump.image)
         reloc = (time.process_time() - t0) * 1000
@@ -267,6 +369,7 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
         "bumps_noticed": f"{c['bumps_noticed']}/{c['bumps']}",
         "reader_memory_mb_max": max(memory_mb) if memory_mb else None,
         "reliability": reliability(rows),
+        "hands": hands.result(gate_ms),
     }
     if keep_rows:
         result["_rows"] = (np.concatenate(features) if features else np.zeros((0, 0)), rows)
@@ -320,6 +423,7 @@ def report(result: dict) -> str:
             for b in rel["buckets"]
         ]
         lines.append("      " + "  ".join(cells))
+    lines += hand_report(result["hands"])
     return "\n".join(lines)
 
 

@@ -1,14 +1,34 @@
 """Frame gates: is something moving, is a hand or arm over the board.
 
 Hands: an arm reaching for a square always crosses the strip of bare wood between the grid and the
-board's edge (pieces never stand there). So the gate samples that ring on the board plane every
-frame and compares it with the empty board. Changes there that no stack explains (a tall stack on
-an edge square can lean over the ring in the image; the reader says which) mean a hand or arm.
-Shadows only darken and are allowed for, so the shadow of a stack or of a hand high above does not
-count; the hand itself does. LED glow is allowed for on the squares the service says are lit.
+board's edge, where pieces never stand, and it crosses all of it: from the grid line out to the
+board's edge and beyond. So the gate samples rows of that ring on the board plane every frame and
+compares them with the empty board, and calls a hand only for a *band* of change that runs outwards
+across most rows at one place along the edge, out to the outer rows (or a run along a row wider
+than any stack). Scattered
+changes (noise, glare, a piece pushed over the line) and changes hugging the grid (a tall edge stack
+leaning over the ring in a tilted view; the reader says which stacks and how far) are not hands.
+
+What counts as change at one ring sample, without assuming any colour:
+- colour: unlike the empty board after allowing for light and shadow (a gain 0.5-1.25);
+- hue, averaged over a few samples (dark skin in dim light can match the wood's brightness);
+- darkness: a band of the ring much darker than the rest of it, across every voting row, with a
+  changed colour in a couple of those rows (a shadow only darkens). This finds dark skin that has
+  the wood's hue in dim light, where the colour test allows for shade.
+
+The table: skin can have the wood's own colour, but the sleeve or arm behind it rarely matches the
+table as well. Three rows beyond the board (learned from the start-up frames: the empty-board model
+ends before them) catch a broad change crossing the table next to a change in the ring.
+
+Motion history: a hand flagged on the last frame stays flagged while nothing in the picture moves
+(a hand cannot leave without moving).
+
+Cost: one remap of a few thousand points and vectorised arithmetic, 1-2 ms of CPU per frame.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -19,24 +39,35 @@ MOTION_SCALE = 8  # motion is judged on a frame shrunk this much
 MOTION_LEVEL = 18  # grey levels a pixel must change by
 MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
 
-RING_OFFSETS = (
-    0.12,
-    0.3,
-    0.5,
-    0.7,
-    0.9,
-    1.1,
-    1.3,
-)  # pitches outside the grid (wood, markers, table)
-RING_STEP = 0.05
+RING_OFFSETS = (0.12, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)  # pitches outside the grid (wood, markers)
+RING_STEP = 0.05  # pitches between samples along a row
 RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
-RING_GAIN = (0.5, 1.25)
-RING_CHANGED = 350  # squared BGR distance (after gain) that counts as changed
+RING_GAIN = (0.5, 1.25)  # brightness changes allowed as light and shadow
+RING_CHANGED = 150  # squared BGR distance (after gain) that counts as changed, at least ...
+RING_CHANGED_REL = 0.01  # ... and this share of the empty board's squared brightness
 RING_CHROMA_WINDOW = 2  # samples either side averaged for the hue test
 RING_CHROMA = 0.045  # chromaticity change (share of one channel) that counts as changed
 RING_CHROMA_MIN_SUM = 90.0  # B+G+R below which chromaticity is too noisy to use
-RING_ARM_RUN = 1.2  # pitches of unbroken change along a ring row that only an arm makes
-RING_MIN_CHANGED = 4  # changed ring samples needed to call it a hand
+RING_DARK = 0.7  # brightness (relative to the ring's median gain) that counts as dark ...
+DARK_ROWS = 6  # ... when every voting row is dark (or changed) at one place ...
+DARK_WITH_CHANGED = 2  # ... and this many of them changed colour too
+BAND_WINDOW = 3  # samples either side along a row that count as "the same place"
+BAND_ROWS = 4  # voting rows (of 6) changed at one place: an arm crossing the ring
+FAR_OFFSETS = (1.7, 2.0, 2.3)  # pitches outside the grid: the table beyond the board
+FAR_EXTEND = 1.0  # pitches the far rows run on past the grid's corners (arms cross there too)
+FAR_SOLID = (4, 5)  # a table-row sample counts when 5 of the 9 around it changed ...
+FAR_ROWS = 2  # ... in this many far rows (of 3) at one place ...
+FAR_SUPPORT = 0.5  # ... with change or darkness in a voting ring row within this many pitches
+RING_FOLLOW_RATE = 0.05  # how fast the ring's empty model follows slow light changes
+RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
+
+
+def _dilate_along(flags: np.ndarray, half: int) -> np.ndarray:
+    """[rows, along, sides] bool -> True within `half` samples along a row of a True."""
+    rows, along, sides = flags.shape
+    flat = np.moveaxis(flags, 1, 2).reshape(rows * sides, along).astype(np.uint8)
+    grown = cv2.dilate(flat, np.ones((1, 2 * half + 1), np.uint8))
+    return np.moveaxis(grown.reshape(rows, sides, along), 2, 1) > 0
 
 
 def _longest_run(flags: np.ndarray) -> int:
@@ -48,6 +79,44 @@ def _longest_run(flags: np.ndarray) -> int:
     starts = np.nonzero(edges.ravel() == 1)[0]
     ends = np.nonzero(edges.ravel() == -1)[0]
     return int((ends - starts).max()) if len(starts) else 0
+
+
+def _window_sum(x: np.ndarray, half: int) -> np.ndarray:
+    """Sum over +-half samples along axis 1 of [rows, along, ...] (edges: what there is)."""
+    c = np.concatenate([np.zeros_like(x[:, :1]), np.cumsum(x, axis=1)], axis=1)
+    idx = np.arange(x.shape[1])
+    lo, hi = np.clip(idx - half, 0, x.shape[1]), np.clip(idx + half + 1, 0, x.shape[1])
+    return c[:, hi] - c[:, lo]
+
+
+_ONES3 = np.ones(3, np.float32)
+
+
+def _compare(
+    ring: np.ndarray,
+    e: np.ndarray,
+    ee: np.ndarray,
+    shape: tuple[int, int, int],
+    window_n: np.ndarray,
+    in_frame: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
+    `shape` [rows, along, sides] -> (changed, much darker than the rows' typical gain), [K] bool."""
+    # (einsum: numpy's axis-1 sums over three channels cost more than the arithmetic)
+    gain = np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
+    g = np.clip(gain, *RING_GAIN)
+    resid = ring - g[:, None] * e
+    changed = np.einsum("ij,ij->i", resid, resid) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
+    # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite its
+    # hue. Compare chromaticity where there is light enough to tell, over a few samples.
+    ps, es = ring @ _ONES3, e @ _ONES3
+    diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [K, 3]
+    mean = _window_sum(diff.reshape(*shape, 3), RING_CHROMA_WINDOW) / window_n[..., None]
+    chroma = np.abs(mean).max(axis=3).reshape(-1)
+    changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
+    typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
+    dark = gain < RING_DARK * typical
+    return changed & in_frame, dark & in_frame
 
 
 class MotionGate:
@@ -66,6 +135,20 @@ class MotionGate:
         return float(changed.mean()) > MOTION_SHARE
 
 
+@dataclass
+class HandEvidence:
+    """What the gate saw in one frame (for the reason text, the benchmark and debug images)."""
+
+    band_rows: int = 0  # most voting rows changed at one place along the edge
+    dark_rows: int = 0  # most voting rows much darker than the ring at one place
+    run_pitches: float = 0.0  # longest unbroken change along a voting row
+    table_rows: int = 0  # most table rows changed at one place next to a change in the ring
+    changed: np.ndarray | None = None  # [R] bool, per ring sample
+    unexplained: np.ndarray | None = None  # [R] bool: changed and no stack or LED accounts for it
+    far_changed: np.ndarray | None = None  # [F] bool, per table-row sample
+    cause: str = ""  # "band", "dark", "run", "table", "held" or ""
+
+
 class HandGate:
     """Watches the ring of bare wood around the grid."""
 
@@ -74,74 +157,128 @@ class HandGate:
         n = pose.size
         pts, offs = [], []
         along = np.arange(-0.05, n + 0.05 + 1e-9, RING_STEP)
+        self.along_count = len(along)
         for off in RING_OFFSETS:
             for a in along:
                 pts += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
                 offs += [off] * 4
         self.ring_pts = np.array(pts, dtype=np.float64)  # board plane, [R, 2]
+        # The table beyond the board: the sleeve or arm crosses it on its way in. Not in the
+        # empty-board model (which ends 1.5 pitches out), so learned from frames (`learn_far`).
+        far_along = np.arange(-FAR_EXTEND, n + FAR_EXTEND + 1e-9, RING_STEP)
+        self.far_count = len(far_along)
+        far = []
+        for off in FAR_OFFSETS:
+            for a in far_along:
+                far += [(a, -off), (a, n + off), (-off, a), (n + off, a)]
+        self.far_pts = np.array(far, dtype=np.float64)
+        # the ring sample nearest each far sample's place along its side
+        self.far_to_near = np.clip(np.round((far_along + 0.05) / RING_STEP), 0, len(along) - 1)
+        self.far_to_near = self.far_to_near.astype(np.int64)
         # The row hugging the grid also catches pieces pushed over the line and their shadows;
         # an arm crosses every row, so only the outer rows vote.
         self.voting = np.array(offs) >= RING_VOTING_FROM
-        img = cv2.perspectiveTransform(self.ring_pts[None], pose.H_img_from_board)[0]
+        both = np.concatenate([self.ring_pts, self.far_pts])
+        img = cv2.perspectiveTransform(both[None], pose.H_img_from_board)[0]
         w, h = pose.image_size
-        self.in_frame = (
-            (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
-        )
+        inside = (img[:, 0] >= 0) & (img[:, 0] < w - 1) & (img[:, 1] >= 0) & (img[:, 1] < h - 1)
+        R = len(self.ring_pts)
+        self.in_frame, self.far_in_frame = inside[:R], inside[R:]
         self.map_x = img[:, 0].astype(np.float32)[None]
         self.map_y = img[:, 1].astype(np.float32)[None]
-        self.empty: np.ndarray | None = None
+        self.empty: np.ndarray | None = None  # [R, 3]
+        self._empty_sq = np.zeros(0, np.float32)
+        ring_in = self.in_frame.reshape(len(RING_OFFSETS), self.along_count, 4)
+        self._outer_in_frame = ring_in[-2:].any(axis=0)  # [A, 4]
+        self.far_empty: np.ndarray | None = None  # [F, 3]
+        self._far_learned = 0
+        shape = (len(RING_OFFSETS), self.along_count, 4)
+        self._window_n = _window_sum(np.ones(shape), RING_CHROMA_WINDOW)
+        far_in = self.far_in_frame.reshape(len(FAR_OFFSETS), self.far_count, 4)
+        self._far_rows_in_frame = np.maximum(far_in.sum(axis=0), 1)  # [Af, 4]; 0 rows: no vote
+        self._far_window_n = _window_sum(
+            np.ones((len(FAR_OFFSETS), self.far_count, 4)), RING_CHROMA_WINDOW
+        )
+        self._held = False  # a hand was flagged on the last frame
+        self.last = HandEvidence()
 
-    def set_empty(self, ring_colours: np.ndarray) -> None:
-        self.empty = ring_colours.reshape(-1, 3).astype(np.float32)
+    # -- the empty board ---------------------------------------------------------------------------
+    def set_empty(self, samples: np.ndarray) -> None:
+        """The empty board at `ring_pts` ([R, 3] BGR, e.g. warped from the empty-board model)."""
+        self.empty = samples.reshape(-1, 3).astype(np.float32)
+        self._empty_sq = (self.empty * self.empty).sum(1)
+
+    def learn_far(self, frame: np.ndarray) -> None:
+        """Average a frame of the empty board (start-up) into the model of the table rows."""
+        far = self.sample(frame)[len(self.ring_pts) :]
+        if self.far_empty is None:
+            self.far_empty, self._far_learned = far, 1
+        else:
+            k = self._far_learned
+            self.far_empty = (self.far_empty * k + far) / (k + 1)
+            self._far_learned = k + 1
+
+    def follow(self, ring: np.ndarray) -> None:
+        """Follow slow light changes on a frame the reader trusts (no hand, nothing moving): blend
+        the ring samples that still look like the empty board into it. Changed samples (a stack
+        leaning over the ring, a shadow) are left alone."""
+        R = len(self.ring_pts)
+        far = ring[R:]
+        if self.far_empty is None:  # after a bump: the table rows start from this frame
+            self.far_empty = far.copy()
+        elif self.last.far_changed is not None:
+            keep = ~self.last.far_changed
+            self.far_empty[keep] += RING_FOLLOW_RATE * (far[keep] - self.far_empty[keep])
+        if self.empty is None or self.last.changed is None:
+            return
+        keep = ~self.last.changed & self.in_frame
+        self.empty[keep] += RING_FOLLOW_RATE * (ring[:R][keep] - self.empty[keep])
+        self._empty_sq = (self.empty * self.empty).sum(1)
 
     def sample(self, frame: np.ndarray) -> np.ndarray:
+        """This frame at the ring's samples, then the table rows': [R + F, 3] float32."""
         return cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR)[0].astype(np.float32)
 
-    def changed(self, ring: np.ndarray) -> np.ndarray:
-        """[R] bool: ring samples unlike the empty board (after allowing for light and shadow)."""
+    # -- per sample --------------------------------------------------------------------------------
+    def changed(self, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """-> ([R] bool ring samples unlike the empty board after allowing for light and shadow,
+        [R] bool samples much darker than the ring as a whole)."""
+        R = len(self.ring_pts)
         if self.empty is None:
-            return np.zeros(len(ring), dtype=bool)
-        e = self.empty
-        g = np.clip((ring * e).sum(1) / ((e * e).sum(1) + 1e-3), *RING_GAIN)
-        resid = ring - g[:, None] * e
-        changed = (resid * resid).sum(1) > RING_CHANGED
-        # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite
-        # its hue. Compare chromaticity where there is light enough to tell.
-        ps, es = ring.sum(1), e.sum(1)
-        diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [R, 3]
-        # averaged over a few samples along each row: single pixels are too noisy for hue
-        rows = len(RING_OFFSETS)
-        d = diff.reshape(rows, -1, 4, 3)
-        k = RING_CHROMA_WINDOW
-        c = np.concatenate([np.zeros((rows, 1, 4, 3)), np.cumsum(d, axis=1)], axis=1)
-        idx = np.arange(d.shape[1])
-        lo, hi = np.clip(idx - k, 0, d.shape[1]), np.clip(idx + k + 1, 0, d.shape[1])
-        mean = (c[:, hi] - c[:, lo]) / (hi - lo)[None, :, None, None]
-        chroma = np.abs(mean).max(axis=3).reshape(-1)
-        changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
-        return changed & self.in_frame
+            return np.zeros(R, dtype=bool), np.zeros(R, dtype=bool)
+        shape = (len(RING_OFFSETS), self.along_count, 4)
+        return _compare(ring[:R], self.empty, self._empty_sq, shape, self._window_n, self.in_frame)
 
-    def check(
+    def far_changed(self, samples: np.ndarray) -> np.ndarray:
+        """[F] bool: table-row samples unlike the table (colour or hue; darkness is left out: the
+        board's own shadow on the table moves with the light)."""
+        F = len(self.far_pts)
+        if self.far_empty is None:
+            return np.zeros(F, dtype=bool)
+        far, e = samples[len(self.ring_pts) :], self.far_empty
+        shape = (len(FAR_OFFSETS), self.far_count, 4)
+        ee = np.einsum("ij,ij->i", e, e)
+        changed, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame)
+        return changed
+
+    # -- per frame ---------------------------------------------------------------------------------
+    def explained(
         self,
-        ring: np.ndarray,
+        changed: np.ndarray,
         claims: list[tuple[int, float, float]],
-        lit: dict[str, tuple[int, int, int]] | None = None,
-        square_geometry: tuple[np.ndarray, np.ndarray] | None = None,
-    ) -> tuple[bool, str]:
-        """-> (hand present, reason). `claims` from the square fit: stacks that may lean over."""
-        changed = self.changed(ring)
-        if not changed.any():
-            return False, ""
-        explained = np.zeros(len(ring), dtype=bool)
+        lit: dict[str, tuple[int, int, int]] | None,
+    ) -> np.ndarray:
+        """[R] bool: changed samples a stack leaning over the ring or an LED's glow accounts for."""
+        explained = np.zeros(len(changed), dtype=bool)
         n = self.pose.size
-        if claims:
+        cand = self.voting & changed
+        if claims and cand.any():
             idx = np.array([cl[0] for cl in claims])
             t_from = np.array([cl[1] for cl in claims])[:, None]
             t_to = np.array([cl[2] for cl in claims])[:, None]
             centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
             d = centres - self.pose.camera_in_board[:2]
             r = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
-            cand = self.voting & changed
             pts = self.ring_pts[cand]
             rel = pts[None, :, :] - centres[:, None, :]  # [C, R', 2]
             u = rel[..., 0] * r[:, None, 0] + rel[..., 1] * r[:, None, 1]
@@ -153,14 +290,70 @@ class HandGate:
                 file, rank = "abcdefgh".index(name[0]), int(name[1:]) - 1
                 c = np.array([file + 0.5, rank + 0.5])
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
+        return explained
+
+    def check(
+        self,
+        ring: np.ndarray,
+        claims: list[tuple[int, float, float]],
+        lit: dict[str, tuple[int, int, int]] | None = None,
+        moving: bool = True,
+    ) -> tuple[bool, str]:
+        """-> (hand present, reason). `claims` from the square fit: stacks that may lean over.
+        `moving`: whether the picture changed since the last frame (for the motion history)."""
+        changed, dark = self.changed(ring)
+        explained = self.explained(changed | dark, claims, lit)
         unexplained = changed & ~explained & self.voting
-        count = int(unexplained.sum())
-        if count >= RING_MIN_CHANGED:
-            return True, f"hand or arm over the board edge ({count} ring samples changed)"
+        shape = (len(RING_OFFSETS), self.along_count, 4)
+        grown = _dilate_along(unexplained.reshape(shape), BAND_WINDOW)
+        rows_changed = grown.sum(axis=0)  # [A, 4]
+        # An arm comes from outside: its band reaches the outer rows (where they are in view). A
+        # stack pushed over the line, blurred, or read too low stops short of them.
+        outer = grown[-2:].any(axis=0) | ~self._outer_in_frame
+        band = int(np.where(outer, rows_changed, 0).max())
+        # Dark across every row counts only where some rows also changed colour: a stack's shadow
+        # under a low lamp can reach across the ring, but it only darkens the wood.
+        dark_or_changed = (dark | changed) & ~explained & self.voting
+        rows_dark = _dilate_along(dark_or_changed.reshape(shape), BAND_WINDOW).sum(axis=0)
+        dark_band = int(np.where(rows_changed >= DARK_WITH_CHANGED, rows_dark, 0).max())
         # An arm is wider than any stack leaning over the edge: a long unbroken run of change
         # along the ring is a hand even where stacks could explain each piece of it.
-        grid = (changed & self.voting).reshape(len(RING_OFFSETS), -1, 4)  # [rows, along, side]
-        longest = _longest_run(grid) * RING_STEP
-        if longest >= RING_ARM_RUN:
-            return True, f"hand or arm over the board edge ({longest:.1f} pitches of the ring)"
+        run = _longest_run((changed & self.voting).reshape(shape)) * RING_STEP
+        # The table: an arm crossing the rows beyond the board, where the ring shows something
+        # at the same place (a thing put down on the table touches no ring row).
+        far_changed = self.far_changed(ring)
+        far_shape = (len(FAR_OFFSETS), self.far_count, 4)
+        # an arm is broad: only stretches mostly changed count (dark tables are noisy)
+        solid = _window_sum(far_changed.reshape(far_shape).astype(np.float32), FAR_SOLID[0])
+        solid = solid >= FAR_SOLID[1]
+        far_rows = _dilate_along(solid, BAND_WINDOW).sum(axis=0)
+        reach = round(FAR_SUPPORT / RING_STEP)
+        support = _dilate_along(dark_or_changed.reshape(shape), reach).any(axis=0)  # [A, 4]
+        far_rows = np.where(support[self.far_to_near], far_rows, 0)
+        far = int(far_rows.max())
+        # where the frame cuts the table rows off, the ones still in view must all show it
+        table = bool((far_rows >= np.minimum(FAR_ROWS, self._far_rows_in_frame)).any())
+        ev = HandEvidence(band, dark_band, run, far, changed, unexplained, far_changed)
+        if band >= BAND_ROWS:
+            ev.cause = "band"
+        elif dark_band >= DARK_ROWS:
+            ev.cause = "dark"
+        elif run >= RING_ARM_RUN:
+            ev.cause = "run"
+        elif table:
+            ev.cause = "table"
+        elif self._held and not moving:
+            ev.cause = "held"  # nothing moved since the hand was seen: it has not left
+        self.last = ev
+        self._held = bool(ev.cause)
+        if ev.cause == "band":
+            return True, f"hand or arm over the board edge ({band} of 6 ring rows changed)"
+        if ev.cause == "dark":
+            return True, "hand or arm over the board edge (a dark band across the ring)"
+        if ev.cause == "run":
+            return True, f"hand or arm over the board edge ({run:.1f} pitches of the ring)"
+        if ev.cause == "table":
+            return True, "hand or arm crossing the table into the board"
+        if ev.cause == "held":
+            return True, "hand or arm over the board (seen before, nothing has moved since)"
         return False, ""

@@ -339,7 +339,8 @@ class BoardReader:
             hand, hand_reason = False, ""
         else:
             ring = self.hands.sample(frame)
-            hand, hand_reason = self.hands.check(ring, _claims(model, fits, RING_EXTRA_TOP), lit)
+            claims = _claims(model, fits, RING_EXTRA_TOP)
+            hand, hand_reason = self.hands.check(ring, claims, lit, moving=moving)
         occluded = hand or marker_covered
         t = lap("gate", t)
 
@@ -369,6 +370,7 @@ class BoardReader:
                 self._learned_frames += 1
             elif not learning:
                 self._drift(profile, fits)
+                self.hands.follow(ring)
                 if occupied:
                     self.colors.learn(colors, labels)
         timings["total"] = (time.perf_counter() - t0) * 1000
@@ -402,6 +404,7 @@ class BoardReader:
             self.empty_rect = (self.empty_rect * n + rect) / (n + 1)
         self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
         self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
+        self.hands.learn_far(frame)
 
     def _drift(self, profile: np.ndarray, fits: dict[str, np.ndarray]) -> None:
         """Follow slow light changes: blend the bare-board parts of this frame into the model."""
