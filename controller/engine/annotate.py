@@ -47,7 +47,9 @@ def annotate_game(game: object, *, tinue_depth: int = 1, node_budget: int = 50_0
     return _annotate(board, plies, tinue_depth, node_budget)
 
 
-def _annotate(board: Position, plies: Iterable[str], tinue_depth: int, node_budget: int) -> list[str]:
+def _annotate(
+    board: Position, plies: Iterable[str], tinue_depth: int, node_budget: int
+) -> list[str]:
     marks: list[str] = []
     for number, text in enumerate(plies, start=1):
         try:

@@ -95,6 +95,14 @@ class Geometry:
                 per_reach.append(masks)
             self.rays.append(per_dir)
             self.reach.append(per_reach)
+        # star[sq][h]: every square a stack of height h on sq could drop on (blockers ignored)
+        self.star: list[list[int]] = [
+            [
+                sum_or(self.reach[sq][d][min(h, len(self.rays[sq][d]))] for d in range(4))
+                for h in range(n + 1)
+            ]
+            for sq in range(self.squares)
+        ]
 
     @classmethod
     def of(cls, size: int) -> Geometry:
@@ -140,6 +148,13 @@ class Geometry:
             from_z = self.flood(road & z, road)
             out |= (self.spread(from_a) | a) & (self.spread(from_z) | z)
         return out & empty
+
+
+def sum_or(masks) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
 
 
 def new_position(

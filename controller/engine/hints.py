@@ -6,9 +6,9 @@
     hint.best, hint.score, hint.pv, hint.depth, hint.nodes, hint.source
 
 `position` may be a `controller.tak.Position` (anything with `tps()`, `komi`, `reserves(player)`),
-a TPS string (the position is copied, never changed). If the external engine fails (dies, times out, answers nonsense)
-the failure is logged once at WARNING with the reason, the engine is dropped, and the built-in
-search answers; `hint.source` says which one did.
+or a TPS string; it is copied, never changed. If the external engine fails (dies, times out,
+answers nonsense) the failure is logged once at WARNING with the reason, the engine is dropped,
+and the built-in search answers; `hint.source` says which one did.
 """
 
 from __future__ import annotations

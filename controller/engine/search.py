@@ -38,6 +38,9 @@ MIN_DEPTH = 2
 MAX_DEPTH = 64
 THREAT_EXTENSIONS = 2
 TT_MAX_ENTRIES = 1_500_000
+SPREAD_CACHE_MAX = 1_000_000
+# where the horizon asks for road wins by spread (placements are asked everywhere):
+OFF, IN_EXTENSIONS, ALL = 0, 1, 2  # never; below a threat extension; at every leaf
 
 
 class _Stop(Exception):
@@ -86,12 +89,14 @@ class Searcher:
         weights: Weights = DEFAULT_WEIGHTS,
         clock: Callable[[], float] = time.monotonic,
         threat_extensions: int = THREAT_EXTENSIONS,
-        spread_threats: bool = True,
+        spread_threats: int = IN_EXTENSIONS,
     ) -> None:
         self.weights = weights
         self.clock = clock
         self.threat_extensions = threat_extensions
         self.spread_threats = spread_threats
+        self.spread_cache: dict[int, bool] = {}
+        self._rules: tuple[int, int, str] | None = None
         self.tt: dict[int, tuple[int, int, int, Ply | None]] = {}
         self.history: dict[Ply, int] = {}
         self.killers: list[list[Ply | None]] = [[None, None] for _ in range(MAX_DEPTH + 16)]
@@ -108,6 +113,7 @@ class Searcher:
 
     def new_game(self) -> None:
         self.tt.clear()
+        self.spread_cache.clear()
         self.history.clear()
 
     # ----------------------------------------------------------------- entry point
@@ -119,6 +125,12 @@ class Searcher:
     ) -> SearchResult:
         """Best ply for the player to move within `limit`. The board is left as it was given."""
         self._stop.clear()
+        rules = (board.size, board.komi, board.opening)
+        if rules != self._rules:
+            # the position hash does not include the size or komi: tables from another game's
+            # rules would hand out plies of another board and scores under another komi
+            self._rules = rules
+            self.new_game()
         start = self.clock()
         self.nodes = 0
         budget = limit.budget_ms(board.to_move)
@@ -236,7 +248,9 @@ class Searcher:
         self.tt[board.hash] = (depth, EXACT, best, best_move)
         return best, best_move
 
-    def _negamax(self, board: Position, depth: int, alpha: int, beta: int, ply: int, ext: int) -> int:
+    def _negamax(
+        self, board: Position, depth: int, alpha: int, beta: int, ply: int, ext: int
+    ) -> int:
         self.nodes += 1
         if not self.nodes & 511:
             self._check()
@@ -249,11 +263,12 @@ class Searcher:
         if depth <= 0:
             # the horizon: no ply is searched here, so road wins by spread must be asked for
             # (a win for the mover; a threat by the opponent, placed or spread, extends)
-            if self.spread_threats and spread_wins(board, first_only=True):
+            mode = self.spread_threats
+            if mode and (mode == ALL or ext < self.threat_extensions) and self._spread_win(board):
                 return WIN - ply - 1
-            if not threat and ext > 0 and self.spread_threats:
+            if not threat and ext > 0 and mode == ALL:
                 board.toggle_turn()
-                spread_threat = bool(spread_wins(board, first_only=True))
+                spread_threat = self._spread_win(board)
                 board.toggle_turn()
             else:
                 spread_threat = False
@@ -322,6 +337,17 @@ class Searcher:
         stored = best + ply if best > WIN_BOUND else best - ply if best < -WIN_BOUND else best
         self.tt[key] = (depth, flag, stored, best_move)
         return best
+
+    def _spread_win(self, board: Position) -> bool:
+        """Can the player to move win by a spread? Remembered by position hash (the hash
+        includes the player to move; reserves do not change the answer): leaves repeat a lot."""
+        key = board.hash
+        known = self.spread_cache.get(key)
+        if known is None:
+            if len(self.spread_cache) > SPREAD_CACHE_MAX:
+                self.spread_cache.clear()
+            known = self.spread_cache[key] = bool(spread_wins(board, first_only=True))
+        return known
 
     def _order(
         self, board: Position, moves: list[Ply], tt_move: Ply | None, ply: int, threat: int
@@ -416,7 +442,7 @@ def _prefer_placement(plies: list[Ply]) -> Ply:
 def _end_after(board: Position, move: Ply):
     """The game end caused by `move` (just played), checked as cheaply as the ply allows."""
     mover = 1 - board.to_move
-    white, black, walls, caps = board.bitboards()
+    white, black, walls, _caps = board.bitboards()
     has_road = board.has_road_bits
     mine = (black if mover else white) & ~walls
     if move.direction is None:

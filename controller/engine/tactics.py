@@ -29,7 +29,7 @@ def placement_wins(position: Position, player: int) -> int:
     flats, caps = position.reserve_lists()
     if not (flats[player] or caps[player]):
         return 0
-    white, black, walls, capbits = position.bitboards()
+    white, black, walls, _caps = position.bitboards()
     road = (black if player else white) & ~walls
     geo = Geometry.of(position.size)
     if road.bit_count() < geo.size - 1:
@@ -57,27 +57,45 @@ def spread_wins(position: Position, first_only: bool = False) -> list[Ply]:
     heights, owners, tops = position.columns()
     blockers = walls | caps
     has_road = position.has_road_bits
-    # one stone moved one square: the square it lands on must finish a road (computed lazily)
-    single = -1
+    # bound first, with one road question: own road pieces plus every square any spread could
+    # drop on (a lone flat moves one square and keeps the count, so it needs `count >= n`)
     names = geo.names
-    out: list[Ply] = []
+    star = geo.star
+    movers: list[int] = []
+    bound = road
+    singles = 0
     m = mine
     while m:
         low = m & -m
-        sq = low.bit_length() - 1
         m ^= low
+        sq = low.bit_length() - 1
+        h = heights[sq]
+        if h == 1 and tops[sq] == FLAT:
+            if count >= n:
+                singles |= low
+                movers.append(sq)
+            continue
+        if count + (h if h < n else n) + 1 < n:
+            continue
+        movers.append(sq)
+        bound |= low | star[sq][h if h < n else n]
+    if singles:
+        bound |= geo.spread(singles) & ~blockers
+    if not movers or not has_road(bound):
+        return []
+    # one stone moved one square: the square it lands on must finish a road (computed lazily)
+    single = -1
+    out: list[Ply] = []
+    for sq in movers:
+        low = 1 << sq
         h = heights[sq]
         top = tops[sq]
         if h == 1 and top == FLAT:
-            if count < n:
-                continue  # moving a lone flat keeps the count of road pieces
             if single < 0:
                 single = geo.winning_empties(road, geo.full & ~blockers & ~road)
             if not single & geo.spread(low):
                 continue
         reach = h if h < n else n
-        if count + reach + 1 < n:
-            continue
         own = owners[sq]
         rays = geo.rays[sq]
         for d in range(4):
