@@ -95,10 +95,8 @@ def _white_score(position: Position, w: Weights) -> int:
     # stacks: hard flats and captives (owner bits: bit i set = the i-th stone is black's)
     heights, owners, tops = position.columns()
     hard_flat, captive, under_hard = w.hard_flat, w.captive, w.under_hard_top
-    for sq in range(geo.squares):
+    for sq in [sq for sq, height in enumerate(heights) if height > 1]:
         height = heights[sq]
-        if height < 2:
-            continue
         below = owners[sq] & ((1 << (height - 1)) - 1)
         blacks = below.bit_count()
         if owners[sq] >> (height - 1) & 1:
@@ -142,11 +140,26 @@ def _start_flats(size: int) -> int:
     return f + c
 
 
-def _group_score(geo, road: int, w: Weights) -> int:
-    """Sum over connected groups of a bonus for how many rows or columns the group spans."""
+# per span-bonus table (by identity: a Weights object keeps its tuple), then road bits and size
+_GROUP_CACHE: dict[int, dict[int, int]] = {}
+_GROUP_CACHE_MAX = 500_000
+
+
+def _group_score(geo: Geometry, road: int, w: Weights) -> int:
+    """Sum over connected groups of a bonus for how many rows or columns the group spans.
+
+    Remembered per road bitboard: a search changes one player's road pieces per ply, so the
+    other player's set (and often both) comes back again and again."""
+    span_bonus = w.group_span
+    cache = _GROUP_CACHE.get(id(span_bonus))
+    if cache is None or len(cache) > _GROUP_CACHE_MAX:
+        cache = _GROUP_CACHE[id(span_bonus)] = {}
+    key = road << 4 | geo.size
+    known = cache.get(key)
+    if known is not None:
+        return known
     total = 0
     rest = road
-    span_bonus = w.group_span
     rows = geo.row
     cols = geo.col
     while rest:
@@ -158,4 +171,5 @@ def _group_score(geo, road: int, w: Weights) -> int:
         r = sum(1 for m in rows if comp & m)
         c = sum(1 for m in cols if comp & m)
         total += span_bonus[r if r > c else c]
+    cache[key] = total
     return total

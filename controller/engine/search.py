@@ -98,7 +98,7 @@ class Searcher:
         self.spread_cache: dict[int, bool] = {}
         self._rules: tuple[int, int, str] | None = None
         self.tt: dict[int, tuple[int, int, int, Ply | None]] = {}
-        self.history: dict[Ply, int] = {}
+        self.history: dict[int, int] = {}  # by Ply.code: int keys hash in C
         self.killers: list[list[Ply | None]] = [[None, None] for _ in range(MAX_DEPTH + 16)]
         self._stop = threading.Event()
         self.nodes = 0
@@ -329,7 +329,8 @@ class Searcher:
                         if move != killers[0]:
                             killers[1] = killers[0]
                             killers[0] = move
-                        self.history[move] = self.history.get(move, 0) + depth * depth
+                        code = move.code
+                        self.history[code] = self.history.get(code, 0) + depth * depth
                         break
         if best_move is None:
             return 0  # no legal ply: cannot happen in Tak before the game ends
@@ -369,9 +370,9 @@ class Searcher:
         killers; flats (centre first), capstones; spreads that caused cuts before (history);
         walls; the remaining spreads.
         """
-        done = set()
+        done: set[int] = set()  # Ply.code of the plies already given out
         if tt_move is not None:
-            done.add(tt_move)
+            done.add(tt_move.code)
             yield tt_move
         if moves is None:
             moves = board.generate()
@@ -386,10 +387,13 @@ class Searcher:
                 threat ^= low
             first = [m for m in moves if m.direction is None and m.square in blocks]
             first.sort(key=lambda m: m.stone == WALL)
-        first.extend(k for k in self.killers[ply] if k is not None and k in moves)
+        killers = [k for k in self.killers[ply] if k is not None]
+        if killers:
+            codes = {m.code for m in moves}
+            first.extend(k for k in killers if k.code in codes)
         for m in first:
-            if m not in done:
-                done.add(m)
+            if m.code not in done:
+                done.add(m.code)
                 yield m
         centre = geo.inner_names
         flats_c, flats_e, caps, walls, spreads = [], [], [], [], []
@@ -404,12 +408,12 @@ class Searcher:
             else:
                 caps.append(m)
         history = self.history
-        known = [m for m in spreads if m in history]
-        known.sort(key=history.__getitem__, reverse=True)
-        rest = [m for m in spreads if m not in history]
+        known = [m for m in spreads if m.code in history]
+        known.sort(key=lambda m: history[m.code], reverse=True)
+        rest = [m for m in spreads if m.code not in history]
         for group in (flats_c, flats_e, caps, known, walls, rest):
             for m in group:
-                if m not in done:
+                if m.code not in done:
                     yield m
 
     def _pv(self, board: Position, first: Ply, max_len: int) -> list[str]:
