@@ -2,6 +2,9 @@
 
     .venv/bin/python tests/engine/make_tactics.py > tests/engine/data/tactics.txt
     .venv/bin/python tests/engine/make_tactics.py --spread >> tests/engine/data/tactics.txt
+    (the committed spread section: `--spread` stopped by a timeout during size 5, where a greedy
+    ply allowing only a spread road never came up, then `--spread 6 7` stopped during size 6;
+    size 7 has none of its own: the 7x7 spread positions are the hand-made ones)
 
 Positions come from seeded games of a deliberately sloppy player (random, greedy and shallow
 search mixed) on sizes 4-7, so they look like real play and contain real mistakes. Each position
@@ -183,14 +186,16 @@ def classify_spread(board: Position, rng: random.Random) -> tuple[str, list[Ply]
     return None
 
 
-def spread_section() -> int:
+def spread_section(sizes: list[int]) -> int:
     """Print the spread-threat positions (appended to the data file, ids `N-spread-KIND-K`)."""
-    rng = random.Random(20261130)
-    searcher = Searcher()
-    per_kind = {"block": 3, "tinue": 2, "suicide": 3}
-    print("#\n# spread threats: blocks where only a spread threatens, greedy plies that allow a")
-    print("# spread road, tinue made or kept by spreads (make_tactics.py --spread)")
-    for size in (4, 5, 6, 7):
+    if sizes == [4, 5, 6, 7]:
+        print("#\n# spread threats: blocks where only a spread threatens, greedy plies that")
+        print("# allow a spread road, tinue made or kept by spreads (make_tactics.py --spread)")
+    for size in sizes:
+        rng = random.Random(20261130 + (size if size > 5 else 0))
+        searcher = Searcher()
+        # a greedy ply that allows only a spread road is rare on big boards: fewer asked for
+        per_kind = {"block": 3, "tinue": 2, "suicide": 3 if size == 4 else 1}
         found = dict.fromkeys(per_kind, 0)
         seen: set[int] = set()
         games = 0
@@ -218,7 +223,9 @@ def spread_section() -> int:
 
 def main() -> int:
     if "--spread" in sys.argv[1:]:
-        return spread_section()
+        # optional sizes after --spread (default 4 5 6 7), to generate big boards separately
+        sizes = [int(a) for a in sys.argv[sys.argv.index("--spread") + 1 :]] or [4, 5, 6, 7]
+        return spread_section(sizes)
     rng = random.Random(20261129)
     searcher = Searcher()
     print("# tactics suite: id | kind | size | komi (half-flats) | depth | TPS | answers (PTN)")

@@ -57,6 +57,9 @@ def test_suite_covers_sixty_positions_on_sizes_four_to_seven_and_every_kind():
     assert {p.size for p in PUZZLES} == {4, 5, 6, 7}
     assert {p.kind for p in PUZZLES} == {"win", "block", "tinue", "suicide"}
     assert len({p.ident for p in PUZZLES}) == len(PUZZLES)
+    # what the 1 s match losses were made of: threats and tinue by spreads
+    spread = [p for p in PUZZLES if p.ident.split("-")[1] == "spread"]
+    assert len(spread) >= 12 and {p.kind for p in spread} == {"block", "tinue", "suicide"}
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p.ident for p in PUZZLES])
