@@ -18,7 +18,7 @@ import json
 import sys
 import time
 
-from controller.engine.board import Board
+from controller.engine.board import from_tps
 from controller.engine.limits import Limit
 from controller.engine.search import Searcher
 
@@ -34,7 +34,7 @@ POSITIONS = {
 def run_one(tps: str, komi: int, seconds: float) -> tuple[int, int, float]:
     """(nodes, depth, cpu seconds) of one search with a fresh table."""
     searcher = Searcher(clock=time.process_time)
-    board = Board.from_tps(tps, komi=komi)
+    board = from_tps(tps, komi=komi)
     start = time.process_time()
     result = searcher.search(board, Limit(movetime_ms=int(seconds * 1000)))
     return result.nodes, result.depth, time.process_time() - start

@@ -23,18 +23,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.engine.board import Board
+from controller.engine.board import Ply, Position, new_position
 from controller.engine.bots import greedy_ply, random_ply
 from controller.engine.limits import Limit
 from controller.engine.search import Searcher
 
-Player = Callable[[Board], tuple]
+Player = Callable[[Position], Ply]
 
 
 def engine_player(limit: Limit) -> tuple[Player, Searcher]:
     searcher = Searcher(clock=time.process_time)
 
-    def play(board: Board) -> tuple:
+    def play(board: Position) -> Ply:
         result = searcher.search(board, limit)
         assert result.best is not None
         return result.best
@@ -42,26 +42,45 @@ def engine_player(limit: Limit) -> tuple[Player, Searcher]:
     return play, searcher
 
 
+def _play_task(task: tuple) -> tuple:
+    """One game in a worker: (game, engine colour, winner, reason, plies, CPU seconds)."""
+    game, opening, limit, komi, size, opponent_kind, opp_depth, max_plies, seed = task
+    cpu = time.process_time()
+    engine, _ = engine_player(limit)
+    bot_rng = random.Random(seed * 100_003 + game)
+    if opponent_kind == "random":
+        opponent: Player = lambda b: random_ply(b, bot_rng)  # noqa: E731
+    elif opponent_kind == "greedy":
+        opponent = lambda b: greedy_ply(b, bot_rng)  # noqa: E731
+    else:
+        opponent, _ = engine_player(Limit(depth=opp_depth))
+    engine_colour = game % 2
+    white, black = (engine, opponent) if engine_colour == 0 else (opponent, engine)
+    start = new_position(size, komi=komi)
+    plies = [start.play(text) for text in opening]
+    winner, reason, played = play_game(size, komi, plies, white, black, max_plies)
+    return game, engine_colour, winner, reason, played, time.process_time() - cpu
+
+
 def play_game(
-    size: int, komi: int, opening: list[tuple], white: Player, black: Player, max_plies: int
+    size: int, komi: int, opening: list[Ply], white: Player, black: Player, max_plies: int
 ) -> tuple[int | None, str, list[str]]:
     """(winner 0/1/None, reason, plies in PTN) of one game from a given opening."""
-    board = Board(size, komi=komi)
+    board = new_position(size, komi=komi)
     played: list[str] = []
     for ply in opening:
-        played.append(board.ptn(ply))
-        board.make(ply)
+        played.append(board.push(ply).ptn())
     while True:
-        end = board.game_end()
+        end = board.outcome()
         if end is not None:
             return end.winner, end.reason, played
         if board.ply_count >= max_plies:
-            end = board.flat_result()
-            return end.winner, "adjudicated", played
+            white_flats, black_flats = board.flat_count()
+            diff = 2 * (white_flats - black_flats) - komi
+            return (0 if diff > 0 else 1 if diff < 0 else None), "adjudicated", played
         mover = white if board.to_move == 0 else black
         ply = mover(board)
-        played.append(board.ptn(ply))
-        board.make(ply)
+        played.append(board.push(ply).ptn())
 
 
 def save_game(path: Path, size: int, komi: int, plies: list[str], white: str, black: str) -> None:
@@ -75,14 +94,14 @@ def save_game(path: Path, size: int, komi: int, plies: list[str], white: str, bl
     path.write_text(ptn.write_game(game), encoding="utf-8")
 
 
-def random_opening(size: int, komi: int, plies: int, rng: random.Random) -> list[tuple]:
-    board = Board(size, komi=komi)
+def random_opening(size: int, komi: int, plies: int, rng: random.Random) -> list[Ply]:
+    board = new_position(size, komi=komi)
     out = []
     while len(out) < plies:
-        ply = rng.choice(board.plies())
-        board.make(ply)
-        if board.game_end() is not None:  # impossible this early, but never start a dead game
-            board.unmake()
+        ply = rng.choice(board.generate())
+        board.push(ply)
+        if board.is_over:  # impossible this early, but never start a dead game
+            board.pop()
             continue
         out.append(ply)
     return out
@@ -127,38 +146,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--save-losses", metavar="DIR", type=Path, help="write lost games as PTN")
     args = parser.parse_args(argv)
     komi = round(args.komi * 2)
     rng = random.Random(args.seed)
-    bot_rng = random.Random(args.seed + 1)
     limit = Limit(depth=args.depth) if args.depth else Limit(movetime_ms=args.time_ms)
-    engine, engine_search = engine_player(limit)
-    if args.opponent == "random":
-        opponent: Player = lambda b: random_ply(b, bot_rng)  # noqa: E731
-        opp_search = None
-    elif args.opponent == "greedy":
-        opponent = lambda b: greedy_ply(b, bot_rng)  # noqa: E731
-        opp_search = None
-    else:
-        opponent, opp_search = engine_player(Limit(depth=args.opp_depth))
-
     scores: list[float] = []
     wins = draws = losses = 0
     reasons: dict[str, int] = {}
     started = time.monotonic()
-    cpu_start = time.process_time()
     games = args.games + (args.games % 2)
-    opening: list[tuple] = []
+    tasks = []
+    opening: list[str] = []
     for game in range(games):
         if game % 2 == 0:
-            opening = random_opening(args.size, komi, args.opening_plies, rng)
-        engine_colour = game % 2
-        engine_search.new_game()
-        if opp_search is not None:
-            opp_search.new_game()
-        white, black = (engine, opponent) if engine_colour == 0 else (opponent, engine)
-        winner, reason, plies = play_game(args.size, komi, opening, white, black, args.max_plies)
+            opening = [p.ptn() for p in random_opening(args.size, komi, args.opening_plies, rng)]
+        tasks.append((game, opening, limit, komi, args.size, args.opponent, args.opp_depth,
+                      args.max_plies, args.seed))
+    cpu_children = 0.0
+    if args.jobs > 1:
+        import multiprocessing
+
+        pool = multiprocessing.Pool(args.jobs)
+        results = pool.imap_unordered(_play_task, tasks)
+    else:
+        pool = None
+        results = map(_play_task, tasks)
+    for game, engine_colour, winner, reason, plies, cpu in results:
+        cpu_children += cpu
         if winner is None:
             draws += 1
             scores.append(0.5)
@@ -173,7 +189,10 @@ def main(argv: list[str] | None = None) -> int:
                 names = ["engine", args.opponent][:: 1 if engine_colour == 0 else -1]
                 save_game(args.save_losses / f"loss-{game + 1}.ptn", args.size, komi, plies, *names)
         reasons[reason] = reasons.get(reason, 0) + 1
-        progress(game + 1, games, wins, draws, losses, started)
+        progress(len(scores), games, wins, draws, losses, started)
+    if pool is not None:
+        pool.close()
+        pool.join()
     sys.stderr.write("\n")
     mean, low, high = interval(scores)
     engine_desc = f"depth {args.depth}" if args.depth else f"{args.time_ms} ms/ply"
@@ -182,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.size}x{args.size} komi {args.komi:g}: engine ({engine_desc}) vs {opp_desc}, "
         f"{games} games: +{wins} ={draws} -{losses}, score {100 * mean:.1f} % "
         f"(95 % CI {100 * low:.1f}-{100 * high:.1f} %); endings {reasons}; "
-        f"CPU {time.process_time() - cpu_start:.0f} s"
+        f"CPU {cpu_children:.0f} s, wall {(time.monotonic() - started) / 60:.1f} min"
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

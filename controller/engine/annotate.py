@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.engine.board import Board, BoardError
+from controller.engine.board import BoardError, Position, from_tps, new_position
 from controller.engine.tactics import Budget, is_tinue, threatens
 
 TAK = "'"
@@ -32,9 +32,9 @@ def annotate_plies(
 ) -> list[str]:
     """One mark per ply: "", "'" or "''". Plies are PTN; an illegal one raises BoardError."""
     if tps is None:
-        board = Board(size, komi=komi, flats=flats, caps=caps, opening=opening)
+        board = new_position(size, komi=komi, flats=flats, caps=caps, opening=opening)
     else:
-        board = Board.from_tps(tps, komi=komi, flats=flats, caps=caps, opening=opening)
+        board = from_tps(tps, komi=komi, flats=flats, caps=caps, opening=opening)
     return _annotate(board, plies, tinue_depth, node_budget)
 
 
@@ -47,17 +47,19 @@ def annotate_game(game: object, *, tinue_depth: int = 1, node_budget: int = 50_0
     return _annotate(board, plies, tinue_depth, node_budget)
 
 
-def _annotate(board: Board, plies: Iterable[str], tinue_depth: int, node_budget: int) -> list[str]:
+def _annotate(
+    board: Position, plies: Iterable[str], tinue_depth: int, node_budget: int
+) -> list[str]:
     marks: list[str] = []
     for number, text in enumerate(plies, start=1):
         try:
-            ply = board.parse_ptn(text)
+            ply = board.parse_ply(text)
         except BoardError as exc:
-            raise BoardError(f"ply {number} {text!r}: {exc}") from None
-        board.make(ply)
+            raise type(exc)(f"ply {number} {text!r}: {exc}") from None
+        board.push(ply)
         mover = 1 - board.to_move
         mark = ""
-        if board.game_end() is None and threatens(board, mover):
+        if not board.is_over and threatens(board, mover):
             mark = TAK
             if is_tinue(board, mover, tinue_depth, Budget(node_budget)):
                 mark = TINUE

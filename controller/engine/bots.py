@@ -8,32 +8,32 @@ from __future__ import annotations
 
 import random
 
-from controller.engine.board import Board
+from controller.engine.board import Ply, Position
 from controller.engine.evaluate import evaluate
 
 
-def random_ply(board: Board, rng: random.Random) -> tuple:
+def random_ply(board: Position, rng: random.Random) -> Ply:
     """Any legal ply, uniformly."""
-    return rng.choice(board.plies())
+    return rng.choice(board.generate())
 
 
-def greedy_ply(board: Board, rng: random.Random) -> tuple:
+def greedy_ply(board: Position, rng: random.Random) -> Ply:
     """The ply whose resulting position the static evaluation likes best; a win if there is one.
 
     One ply deep: it takes an immediate road or flat win, but it does not see the opponent's
     reply (so it walks into roads in one). Ties are broken at random.
     """
     me = board.to_move
-    best: list[tuple] = []
+    best: list[Ply] = []
     best_score = None
-    for ply in board.plies():
-        board.make(ply)
-        end = board.game_end()
+    for ply in board.generate():
+        board.push(ply)
+        end = board.outcome()
         if end is not None:
             score = 10**9 if end.winner == me else -(10**9) if end.winner is not None else 0
         else:
             score = -evaluate(board)
-        board.unmake()
+        board.pop()
         if best_score is None or score > best_score:
             best, best_score = [ply], score
         elif score == best_score:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.engine.board import STANDARD_RESERVES, Board
+from controller.engine.board import STANDARD_RESERVES, Geometry, Position
 
 
 @dataclass(frozen=True)
@@ -42,35 +42,36 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-def evaluate(board: Board, w: Weights = DEFAULT_WEIGHTS) -> int:
+def evaluate(position: Position, w: Weights = DEFAULT_WEIGHTS) -> int:
     """Score for the player to move (positive = good for them)."""
-    score = _white_score(board, w)
-    return score if board.to_move == 0 else -score
+    score = _white_score(position, w)
+    return score if position.to_move == 0 else -score
 
 
-def _white_score(board: Board, w: Weights) -> int:
-    geo = board.geo
+def _white_score(position: Position, w: Weights) -> int:
+    geo = Geometry.of(position.size)
     n = geo.size
-    caps = board.capbits
-    walls = board.walls
-    rw, rb = board.road
+    ow, ob, walls, caps = position.bitboards()
+    rw = ow & ~walls
+    rb = ob & ~walls
     fw = (rw & ~caps).bit_count()
     fb = (rb & ~caps).bit_count()
+    occ = ow | ob
     # flats matter more the closer a flat ending is
     start_flats = _start_flats(n)
-    left = min(board.flats[0] + board.caps[0], board.flats[1] + board.caps[1])
-    empties = geo.squares - board.occ.bit_count()
+    flats, capsleft = position.reserve_lists()
+    left = min(flats[0] + capsleft[0], flats[1] + capsleft[1])
+    empties = geo.squares - occ.bit_count()
     urgency = max(0.0, 1.0 - min(left / start_flats, empties / geo.squares) * 2.0)
     flat_weight = w.flat + int(w.flat_endgame * urgency)
-    score = flat_weight * (fw - fb) - (flat_weight * board.komi) // 2
+    score = flat_weight * (fw - fb) - (flat_weight * position.komi) // 2
 
     # road potential along lines
     line = w.line
     div = w.line_blocked_divisor
-    blockers_w = (walls | caps) & board.owner[0]
-    blockers_b = (walls | caps) & board.owner[1]
-    ob, ow = board.owner[1], board.owner[0]
-    for mask in geo.row + geo.col:
+    blockers_w = (walls | caps) & ow
+    blockers_b = (walls | caps) & ob
+    for mask in geo.lines:
         cw = (rw & mask).bit_count()
         if cw > 1:
             v = line[cw]
@@ -91,36 +92,32 @@ def _white_score(board: Board, w: Weights) -> int:
     # connected groups: their span towards a road
     score += _group_score(geo, rw, w) - _group_score(geo, rb, w)
 
-    # stacks: hard flats and captives
-    stacks = board.stacks
-    kinds = board.kinds
-    tall = board.occ
-    while tall:
-        low = tall & -tall
-        sq = low.bit_length() - 1
-        tall ^= low
-        stack = stacks[sq]
-        height = len(stack)
-        if height < 2:
-            continue
-        top = stack[-1]
-        below = stack[:-1]
-        own = below.count(top)
-        captives = height - 1 - own
-        v = w.hard_flat * own + w.captive * captives
-        if kinds[sq] != 0:
-            v += w.under_hard_top * (height - 1)
-        score += v if top == 0 else -v
+    # stacks: hard flats and captives (owner bits: bit i set = the i-th stone is black's)
+    heights, owners, tops = position.columns()
+    hard_flat, captive, under_hard = w.hard_flat, w.captive, w.under_hard_top
+    for sq in [sq for sq, height in enumerate(heights) if height > 1]:
+        height = heights[sq]
+        below = owners[sq] & ((1 << (height - 1)) - 1)
+        blacks = below.bit_count()
+        if owners[sq] >> (height - 1) & 1:
+            v = hard_flat * blacks + captive * (height - 1 - blacks)
+            if tops[sq]:
+                v += under_hard * (height - 1)
+            score -= v
+        else:
+            v = hard_flat * (height - 1 - blacks) + captive * blacks
+            if tops[sq]:
+                v += under_hard * (height - 1)
+            score += v
 
     # capstones: on the board, and how free to move they are
     c = caps
     while c:
         low = c & -c
-        sq = low.bit_length() - 1
         c ^= low
         free = (geo.spread(low) & ~(walls | caps)).bit_count()
         v = w.cap_on_board + w.cap_mobility * free
-        score += v if stacks[sq][-1] == 0 else -v
+        score += v if low & ow else -v
 
     # walls: cost a flat's worth of counting, pay next to enemy road pieces
     ww = walls & ow
@@ -131,10 +128,10 @@ def _white_score(board: Board, w: Weights) -> int:
     )
 
     # centre control for road pieces
-    inner = geo.full & ~geo.edge
+    inner = geo.inner
     score += w.center * ((rw & inner).bit_count() - (rb & inner).bit_count())
 
-    score += w.tempo if board.to_move == 0 else -w.tempo
+    score += w.tempo if position.to_move == 0 else -w.tempo
     return score
 
 
@@ -143,11 +140,26 @@ def _start_flats(size: int) -> int:
     return f + c
 
 
-def _group_score(geo, road: int, w: Weights) -> int:
-    """Sum over connected groups of a bonus for how many rows or columns the group spans."""
+# per span-bonus table (by identity: a Weights object keeps its tuple), then road bits and size
+_GROUP_CACHE: dict[int, dict[int, int]] = {}
+_GROUP_CACHE_MAX = 500_000
+
+
+def _group_score(geo: Geometry, road: int, w: Weights) -> int:
+    """Sum over connected groups of a bonus for how many rows or columns the group spans.
+
+    Remembered per road bitboard: a search changes one player's road pieces per ply, so the
+    other player's set (and often both) comes back again and again."""
+    span_bonus = w.group_span
+    cache = _GROUP_CACHE.get(id(span_bonus))
+    if cache is None or len(cache) > _GROUP_CACHE_MAX:
+        cache = _GROUP_CACHE[id(span_bonus)] = {}
+    key = road << 4 | geo.size
+    known = cache.get(key)
+    if known is not None:
+        return known
     total = 0
     rest = road
-    span_bonus = w.group_span
     rows = geo.row
     cols = geo.col
     while rest:
@@ -159,4 +171,5 @@ def _group_score(geo, road: int, w: Weights) -> int:
         r = sum(1 for m in rows if comp & m)
         c = sum(1 for m in cols if comp & m)
         total += span_bonus[r if r > c else c]
+    cache[key] = total
     return total

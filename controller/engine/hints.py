@@ -6,9 +6,9 @@
     hint.best, hint.score, hint.pv, hint.depth, hint.nodes, hint.source
 
 `position` may be a `controller.tak.Position` (anything with `tps()`, `komi`, `reserves(player)`),
-a TPS string, or an engine `Board`. If the external engine fails (dies, times out, answers nonsense)
-the failure is logged once at WARNING with the reason, the engine is dropped, and the built-in
-search answers; `hint.source` says which one did.
+or a TPS string; it is copied, never changed. If the external engine fails (dies, times out,
+answers nonsense) the failure is logged once at WARNING with the reason, the engine is dropped,
+and the built-in search answers; `hint.source` says which one did.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
-from controller.engine.board import Board, BoardError
+from controller.engine.board import BoardError, Position, from_tps
 from controller.engine.limits import EngineError, Limit
 from controller.engine.search import WIN, WIN_BOUND, Searcher
 from controller.engine.tei_client import TeiEngine
@@ -50,29 +50,28 @@ class Hint:
         }
 
 
-def to_board(position: object, *, komi: int | None = None) -> Board:
-    """An engine board for a `controller.tak.Position`, a TPS string or a Board (copied)."""
-    if isinstance(position, Board):
+def to_board(position: object, *, komi: int | None = None) -> Position:
+    """A `Position` for the search: a copy of a `controller.tak.Position`, or one from TPS."""
+    if isinstance(position, Position):
         board = position.copy()
         if komi is not None:
             board.komi = komi
         return board
     if isinstance(position, str):
-        return Board.from_tps(position, komi=komi or 0)
+        return from_tps(position, komi=komi or 0)
     tps = getattr(position, "tps", None)
     if not callable(tps):
         raise TypeError(f"cannot make an engine board from {type(position).__name__}")
-    board = Board.from_tps(
+    board = from_tps(
         tps(),
         komi=getattr(position, "komi", 0) if komi is None else komi,
         opening=getattr(position, "opening", "swap"),
     )
     reserves = getattr(position, "reserves", None)
     if callable(reserves):
+        flats, caps = board.reserve_lists()
         for player in (0, 1):
-            flats, caps = reserves(player)
-            board.flats[player] = flats
-            board.caps[player] = caps
+            flats[player], caps[player] = reserves(player)
     return board
 
 
@@ -98,8 +97,8 @@ class HintEngine:
         with self._lock:
             return self._hint(board, limit)
 
-    def _hint(self, board: Board, limit: Limit) -> Hint:
-        if board.game_end() is not None:
+    def _hint(self, board: Position, limit: Limit) -> Hint:
+        if board.is_over:
             raise BoardError(f"no hint: the game is over in {board.tps()}")
         if self.external_command and not self._external_failed:
             try:
@@ -111,7 +110,7 @@ class HintEngine:
         result = self.searcher.search(board, limit)
         return Hint(result.best_ptn, result.score, result.pv, result.depth, result.nodes)
 
-    def _external_hint(self, board: Board, limit: Limit) -> Hint:
+    def _external_hint(self, board: Position, limit: Limit) -> Hint:
         engine = self._external
         if engine is None or not engine.is_alive():
             assert self.external_command is not None

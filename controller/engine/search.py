@@ -25,10 +25,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from controller.engine.board import CAP, FLAT, WALL, Board
+from controller.engine.board import CAP, FLAT, WALL, Geometry, Ply, Position
 from controller.engine.evaluate import DEFAULT_WEIGHTS, Weights, evaluate
 from controller.engine.limits import Limit
-from controller.engine.tactics import placement_wins, winning_plies
+from controller.engine.tactics import placement_wins, spread_wins, winning_plies
 
 WIN = 1_000_000
 WIN_BOUND = WIN - 1000  # scores beyond this are forced game ends
@@ -38,6 +38,9 @@ MIN_DEPTH = 2
 MAX_DEPTH = 64
 THREAT_EXTENSIONS = 2
 TT_MAX_ENTRIES = 1_500_000
+SPREAD_CACHE_MAX = 1_000_000
+# where the horizon asks for road wins by spread (placements are asked everywhere):
+OFF, IN_EXTENSIONS, ALL = 0, 1, 2  # never; below a threat extension; at every leaf
 
 
 class _Stop(Exception):
@@ -57,7 +60,7 @@ class SearchInfo:
 
 @dataclass
 class SearchResult:
-    best: tuple | None  # engine-board ply; None only when the game is already over
+    best: Ply | None  # None only when the game is already over
     best_ptn: str
     score: int  # centiflats for the player to move; |score| > WIN_BOUND means a forced end
     pv: list[str]
@@ -86,13 +89,17 @@ class Searcher:
         weights: Weights = DEFAULT_WEIGHTS,
         clock: Callable[[], float] = time.monotonic,
         threat_extensions: int = THREAT_EXTENSIONS,
+        spread_threats: int = IN_EXTENSIONS,
     ) -> None:
         self.weights = weights
         self.clock = clock
         self.threat_extensions = threat_extensions
-        self.tt: dict[int, tuple[int, int, int, tuple | None]] = {}
-        self.history: dict[tuple, int] = {}
-        self.killers: list[list[tuple | None]] = [[None, None] for _ in range(MAX_DEPTH + 16)]
+        self.spread_threats = spread_threats
+        self.spread_cache: dict[int, bool] = {}
+        self._rules: tuple[int, int, str] | None = None
+        self.tt: dict[int, tuple[int, int, int, Ply | None]] = {}
+        self.history: dict[int, int] = {}  # by Ply.code: int keys hash in C
+        self.killers: list[list[Ply | None]] = [[None, None] for _ in range(MAX_DEPTH + 16)]
         self._stop = threading.Event()
         self.nodes = 0
         self._deadline: float | None = None
@@ -106,17 +113,24 @@ class Searcher:
 
     def new_game(self) -> None:
         self.tt.clear()
+        self.spread_cache.clear()
         self.history.clear()
 
     # ----------------------------------------------------------------- entry point
     def search(
         self,
-        board: Board,
+        board: Position,
         limit: Limit,
         on_iteration: Callable[[SearchInfo], None] | None = None,
     ) -> SearchResult:
         """Best ply for the player to move within `limit`. The board is left as it was given."""
         self._stop.clear()
+        rules = (board.size, board.komi, board.opening)
+        if rules != self._rules:
+            # the position hash does not include the size or komi: tables from another game's
+            # rules would hand out plies of another board and scores under another komi
+            self._rules = rules
+            self.new_game()
         start = self.clock()
         self.nodes = 0
         budget = limit.budget_ms(board.to_move)
@@ -132,24 +146,24 @@ class Searcher:
         def elapsed_ms() -> float:
             return (self.clock() - start) * 1000.0
 
-        if board.game_end() is not None:
+        if board.is_over:
             return SearchResult(None, "", 0, [], 0, 0, elapsed_ms())
-        root_moves = board.plies()
+        root_moves = board.generate()
         wins = winning_plies(board)
         if wins:
             best = _prefer_placement(wins)
-            ptn = board.ptn(best)
+            ptn = best.ptn()
             info = SearchInfo(1, WIN - 1, 1, elapsed_ms(), [ptn])
             if on_iteration:
                 on_iteration(info)
             return SearchResult(best, ptn, WIN - 1, [ptn], 1, 1, info.elapsed_ms, [info])
 
-        scores: dict[tuple, int] = {}
+        scores: dict[Ply, int] = {}
         best_move = root_moves[0]
         best_score = -INF
         done_depth = 0
         iterations: list[SearchInfo] = []
-        base = len(board._undo)
+        base = board.ply_count
         for depth in range(1, max_depth + 1):
             self._must_finish = depth <= MIN_DEPTH
             order = sorted(root_moves, key=lambda m: -scores.get(m, -INF))
@@ -160,8 +174,8 @@ class Searcher:
             try:
                 score, move = self._root(board, depth, order, scores)
             except _Stop:
-                while len(board._undo) > base:
-                    board.unmake()
+                while board.ply_count > base:
+                    board.pop()
                 # a ply proved better than the last iteration's best within this iteration counts
                 partial = [m for m in order if m in scores and scores[m] > best_score]
                 if partial and done_depth:
@@ -184,7 +198,7 @@ class Searcher:
         pv = self._pv(board, best_move, done_depth + 4)
         return SearchResult(
             best_move,
-            board.ptn(best_move),
+            best_move.ptn(),
             best_score,
             pv,
             done_depth,
@@ -203,14 +217,14 @@ class Searcher:
             raise _Stop
 
     def _root(
-        self, board: Board, depth: int, order: list[tuple], scores: dict[tuple, int]
-    ) -> tuple[int, tuple]:
+        self, board: Position, depth: int, order: list[Ply], scores: dict[Ply, int]
+    ) -> tuple[int, Ply]:
         alpha, beta = -INF, INF
         best_move = order[0]
         best = -INF
         me = board.to_move
         for i, move in enumerate(order):
-            board.make(move)
+            board.push(move)
             end = _end_after(board, move)
             if end is not None:
                 score = _end_score(end, me, 0)
@@ -224,7 +238,7 @@ class Searcher:
                     score = -self._negamax(
                         board, depth - 1, -beta, -alpha, 1, self.threat_extensions
                     )
-            board.unmake()
+            board.pop()
             scores[move] = score
             if score > best:
                 best, best_move = score, move
@@ -234,7 +248,9 @@ class Searcher:
         self.tt[board.hash] = (depth, EXACT, best, best_move)
         return best, best_move
 
-    def _negamax(self, board: Board, depth: int, alpha: int, beta: int, ply: int, ext: int) -> int:
+    def _negamax(
+        self, board: Position, depth: int, alpha: int, beta: int, ply: int, ext: int
+    ) -> int:
         self.nodes += 1
         if not self.nodes & 511:
             self._check()
@@ -245,7 +261,18 @@ class Searcher:
             return WIN - ply - 1
         threat = placement_wins(board, 1 - me)
         if depth <= 0:
-            if threat and ext > 0:
+            # the horizon: no ply is searched here, so road wins by spread must be asked for
+            # (a win for the mover; a threat by the opponent, placed or spread, extends)
+            mode = self.spread_threats
+            if mode and (mode == ALL or ext < self.threat_extensions) and self._spread_win(board):
+                return WIN - ply - 1
+            if not threat and ext > 0 and mode == ALL:
+                board.toggle_turn()
+                spread_threat = self._spread_win(board)
+                board.toggle_turn()
+            else:
+                spread_threat = False
+            if (threat or spread_threat) and ext > 0:
                 depth = 1
                 ext -= 1
             else:
@@ -277,7 +304,7 @@ class Searcher:
         best_move = None
         killers = self.killers[ply]
         for i, move in enumerate(moves):
-            board.make(move)
+            board.push(move)
             end = _end_after(board, move)
             if end is not None:
                 score = _end_score(end, me, ply)
@@ -292,7 +319,7 @@ class Searcher:
                 )
                 if score > alpha and (reduction or score < beta):
                     score = -self._negamax(board, depth - 1, -beta, -alpha, ply + 1, ext)
-            board.unmake()
+            board.pop()
             if score > best:
                 best = score
                 best_move = move
@@ -302,7 +329,8 @@ class Searcher:
                         if move != killers[0]:
                             killers[1] = killers[0]
                             killers[0] = move
-                        self.history[move] = self.history.get(move, 0) + depth * depth
+                        code = move.code
+                        self.history[code] = self.history.get(code, 0) + depth * depth
                         break
         if best_move is None:
             return 0  # no legal ply: cannot happen in Tak before the game ends
@@ -311,110 +339,134 @@ class Searcher:
         self.tt[key] = (depth, flag, stored, best_move)
         return best
 
+    def _spread_win(self, board: Position) -> bool:
+        """Can the player to move win by a spread? Remembered by position hash (the hash
+        includes the player to move; reserves do not change the answer): leaves repeat a lot."""
+        key = board.hash
+        known = self.spread_cache.get(key)
+        if known is None:
+            if len(self.spread_cache) > SPREAD_CACHE_MAX:
+                self.spread_cache.clear()
+            known = self.spread_cache[key] = bool(spread_wins(board, first_only=True))
+        return known
+
     def _order(
-        self, board: Board, moves: list[tuple], tt_move: tuple | None, ply: int, threat: int
-    ) -> list[tuple]:
+        self, board: Position, moves: list[Ply], tt_move: Ply | None, ply: int, threat: int
+    ) -> list[Ply]:
         """All of `moves`, best first (for the root, where the whole list is needed anyway)."""
         return list(self._staged(board, tt_move, ply, threat, moves))
 
     def _staged(
         self,
-        board: Board,
-        tt_move: tuple | None,
+        board: Position,
+        tt_move: Ply | None,
         ply: int,
         threat: int,
-        moves: list[tuple] | None = None,
-    ) -> Iterator[tuple]:
+        moves: list[Ply] | None = None,
+    ) -> Iterator[Ply]:
         """Plies in search order, generated lazily: a cut on the table move costs no generation.
 
         Order: table move; placements on the squares of an immediate road threat (the blocks);
         killers; flats (centre first), capstones; spreads that caused cuts before (history);
         walls; the remaining spreads.
         """
-        done = set()
+        done: set[int] = set()  # Ply.code of the plies already given out
         if tt_move is not None:
-            done.add(tt_move)
+            done.add(tt_move.code)
             yield tt_move
         if moves is None:
-            moves = board.plies()
+            moves = board.generate()
+        geo = Geometry.of(board.size)
         first = []
         if threat:
-            first = [m for m in moves if len(m) == 2 and (threat >> m[0]) & 1]
-            first.sort(key=lambda m: m[1] == WALL)
-        first.extend(k for k in self.killers[ply] if k is not None and k in moves)
+            names = geo.names
+            blocks = set()
+            while threat:
+                low = threat & -threat
+                blocks.add(names[low.bit_length() - 1])
+                threat ^= low
+            first = [m for m in moves if m.direction is None and m.square in blocks]
+            first.sort(key=lambda m: m.stone == WALL)
+        killers = [k for k in self.killers[ply] if k is not None]
+        if killers:
+            codes = {m.code for m in moves}
+            first.extend(k for k in killers if k.code in codes)
         for m in first:
-            if m not in done:
-                done.add(m)
+            if m.code not in done:
+                done.add(m.code)
                 yield m
-        centre = board.geo.full & ~board.geo.edge
+        centre = geo.inner_names
         flats_c, flats_e, caps, walls, spreads = [], [], [], [], []
         for m in moves:
-            if len(m) == 3:
+            stone = m.stone
+            if stone is None:
                 spreads.append(m)
-            elif m[1] == FLAT:
-                (flats_c if (centre >> m[0]) & 1 else flats_e).append(m)
-            elif m[1] == WALL:
+            elif stone == FLAT:
+                (flats_c if m.square in centre else flats_e).append(m)
+            elif stone == WALL:
                 walls.append(m)
             else:
                 caps.append(m)
         history = self.history
-        known = [m for m in spreads if m in history]
-        known.sort(key=history.__getitem__, reverse=True)
-        rest = [m for m in spreads if m not in history]
+        known = [m for m in spreads if m.code in history]
+        known.sort(key=lambda m: history[m.code], reverse=True)
+        rest = [m for m in spreads if m.code not in history]
         for group in (flats_c, flats_e, caps, known, walls, rest):
             for m in group:
-                if m not in done:
+                if m.code not in done:
                     yield m
 
-    def _pv(self, board: Board, first: tuple, max_len: int) -> list[str]:
+    def _pv(self, board: Position, first: Ply, max_len: int) -> list[str]:
         line: list[str] = []
         made = 0
-        move: tuple | None = first
+        move: Ply | None = first
         seen = set()
         while move is not None and len(line) < max_len:
-            if move not in board.plies():
+            if move not in board.generate():
                 break
-            line.append(board.ptn(move))
-            board.make(move)
+            line.append(board.push(move).ptn())
             made += 1
-            if board.hash in seen or board.game_end() is not None:
+            if board.hash in seen or board.is_over:
                 break
             seen.add(board.hash)
             entry = self.tt.get(board.hash)
             move = entry[3] if entry else None
         for _ in range(made):
-            board.unmake()
+            board.pop()
         return line
 
 
-def _prefer_placement(plies: list[tuple]) -> tuple:
+def _prefer_placement(plies: list[Ply]) -> Ply:
     """Among equal wins, the simplest to execute on a real board: a flat placement first."""
-    placements = [p for p in plies if len(p) == 2]
-    flats = [p for p in placements if p[1] == FLAT]
+    placements = [p for p in plies if p.direction is None]
+    flats = [p for p in placements if p.stone == FLAT]
     return (flats or placements or plies)[0]
 
 
-def _end_after(board: Board, move: tuple):
+def _end_after(board: Position, move: Ply):
     """The game end caused by `move` (just played), checked as cheaply as the ply allows."""
-    geo = board.geo
     mover = 1 - board.to_move
-    n = geo.size
-    road = board.road
-    if len(move) == 2:
-        if move[1] != WALL and road[mover].bit_count() >= n and geo.has_road(road[mover]):
+    white, black, walls, _caps = board.bitboards()
+    has_road = board.has_road_bits
+    mine = (black if mover else white) & ~walls
+    if move.direction is None:
+        if move.stone != WALL and has_road(mine):
             return (mover, "road")
-        if board.occ == geo.full or (board.flats[mover] == 0 and board.caps[mover] == 0):
-            end = board.flat_result()
-            return (end.winner, end.reason)
+        flats, capsleft = board.reserve_lists()
+        if (white | black) == Geometry.of(board.size).full or not (
+            flats[mover] or capsleft[mover]
+        ):
+            end = board.outcome()
+            return (end.winner, end.reason) if end else None
         return None
-    if road[mover].bit_count() >= n and geo.has_road(road[mover]):
+    if has_road(mine):
         return (mover, "road")
     other = 1 - mover
-    if road[other].bit_count() >= n and geo.has_road(road[other]):
+    if has_road((black if other else white) & ~walls):
         return (other, "road")
-    if board.occ == geo.full:
-        end = board.flat_result()
-        return (end.winner, end.reason)
+    if (white | black) == Geometry.of(board.size).full:
+        end = board.outcome()
+        return (end.winner, end.reason) if end else None
     return None
 
 

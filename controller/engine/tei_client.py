@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.engine import tei
-from controller.engine.board import Board, BoardError
+from controller.engine.board import BoardError, Position, from_tps, new_position
 from controller.engine.limits import EngineError, EngineTerminatedError, Limit
 
 log = logging.getLogger(__name__)
@@ -232,7 +232,7 @@ class TeiEngine:
         moves: list[str] | tuple[str, ...],
         limit: Limit,
         *,
-        board: Board | None = None,
+        board: Position | None = None,
     ) -> TeiReply:
         """Search a position; the answer is checked to be a legal ply of it.
 
@@ -244,12 +244,12 @@ class TeiEngine:
         if board is None:
             try:
                 board = (
-                    Board(self.size, komi=self.halfkomi)
+                    new_position(self.size, komi=self.halfkomi)
                     if tps is None
-                    else Board.from_tps(tps, komi=self.halfkomi)
+                    else from_tps(tps, komi=self.halfkomi)
                 )
                 for text in moves:
-                    board.make(board.parse_ptn(text))
+                    board.push(board.parse_ply(text))
             except BoardError as exc:
                 raise EngineError(f"cannot send this position to the engine: {exc}") from exc
         self.send(tei.format_position(tps, list(moves)))
@@ -279,7 +279,7 @@ class TeiEngine:
             elif line.command == "bestmove":
                 best = tei.read_bestmove(line)
                 try:
-                    board.parse_ptn(best)
+                    board.parse_ply(best)
                 except BoardError as exc:
                     raise EngineError(
                         f"TEI engine {self.id.name or self.command[0]!r} answered an illegal "

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from controller import __version__
 from controller.engine import tei
-from controller.engine.board import Board, BoardError
+from controller.engine.board import BoardError, Position, from_tps, new_position
 from controller.engine.limits import Limit
 from controller.engine.search import WIN_BOUND, Searcher, SearchInfo
 
@@ -38,7 +38,7 @@ class TeiServer:
         self._worker: threading.Thread | None = None
         self.size = 6
         self.halfkomi = 0
-        self.board: Board | None = Board(self.size)
+        self.board: Position | None = new_position(self.size)
         self.board_error: str | None = None
 
     def send(self, text: str) -> None:
@@ -83,7 +83,7 @@ class TeiServer:
             self.size = new.size
             if new.halfkomi is not None:
                 self.halfkomi = new.halfkomi
-            self.board = Board(self.size, komi=self.halfkomi)
+            self.board = new_position(self.size, komi=self.halfkomi)
             self.board_error = None
             self.searcher.new_game()
         elif cmd == "setoption":
@@ -113,11 +113,11 @@ class TeiServer:
         self.board = None
         try:
             if pos.tps is None:
-                board = Board(self.size, komi=self.halfkomi)
+                board = new_position(self.size, komi=self.halfkomi)
             else:
-                board = Board.from_tps(pos.tps, komi=self.halfkomi)
+                board = from_tps(pos.tps, komi=self.halfkomi)
             for text in pos.moves:
-                board.make(board.parse_ptn(text))
+                board.push(board.parse_ply(text))
         except BoardError as exc:
             self.board_error = str(exc)
             self.warn(str(exc))
@@ -130,7 +130,7 @@ class TeiServer:
         if self.board is None:
             self.warn(f"no valid position to search ({self.board_error or 'none given'})")
             return
-        if self.board.game_end() is not None:
+        if self.board.is_over:
             self.warn("the game in this position is already over")
             return
         board = self.board.copy()

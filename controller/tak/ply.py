@@ -52,6 +52,9 @@ class Ply:
     _rank: int = field(default=0, init=False, repr=False, compare=False)
     _dx: int = field(default=0, init=False, repr=False, compare=False)
     _dy: int = field(default=0, init=False, repr=False, compare=False)
+    # one int per distinct ply (any board size), equal exactly when the plies are equal: what
+    # hashing and equality use, so search tables keyed by plies cost an int compare, not a tuple
+    code: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         file, rank = parse_square(self.square, MAX_SIZE)
@@ -73,6 +76,8 @@ class Ply:
             object.__setattr__(self, "count", count)
             if self.flattens:
                 raise InvalidPlyError("a placement cannot flatten a wall")
+            code = ((count * 3 + self.stone) * 8 + rank) * 8 + file
+            object.__setattr__(self, "code", code << 1)
             return
         if self.direction not in DIRECTIONS:
             raise InvalidPlyError(f"direction {self.direction!r} is not one of + - > <")
@@ -100,6 +105,19 @@ class Ply:
         dx, dy = DIRECTIONS[self.direction]
         object.__setattr__(self, "_dx", dx)
         object.__setattr__(self, "_dy", dy)
+        packed = 0
+        for d in reversed(drops):  # drops are 1..8: base 9 digits, none zero, so length is implied
+            packed = packed * 9 + d
+        code = ((packed * 4 + "+-><".index(self.direction)) * 8 + rank) * 8 + file
+        object.__setattr__(self, "code", code << 1 | 1)
+
+    def __hash__(self) -> int:
+        return self.code
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Ply:
+            return self.code == other.code  # type: ignore[attr-defined]
+        return NotImplemented
 
     # -- constructors ------------------------------------------------------------------------
     @classmethod

@@ -360,6 +360,33 @@ class Position:
         plain = ~(self._walls | self._caps)
         return (self._white & plain).bit_count(), (self._black & plain).bit_count()
 
+    # -- fast read access for a search (controller.engine) ----------------------------------
+    # Squares are bit indices `rank * size + file`. The lists returned are the live state: read
+    # them, never change them, and do not keep them across push/pop.
+    def bitboards(self) -> tuple[int, int, int, int]:
+        """(white tops, black tops, walls, capstones) as square bitboards; one call per question
+        instead of four property reads."""
+        return self._white, self._black, self._walls, self._caps
+
+    def columns(self) -> tuple[list[int], list[int], list[int]]:
+        """(heights, owners, tops) per square: owners has bit i set when the i-th stone from the
+        bottom is player 2's; tops is the top stone (FLAT for an empty square)."""
+        return self._hgt, self._own, self._top
+
+    def reserve_lists(self) -> tuple[list[int], list[int]]:
+        """(flats, caps) left per player, indexed by WHITE/BLACK."""
+        return self._reserve_flats, self._reserve_caps
+
+    def has_road_bits(self, bits: int) -> bool:
+        """Whether the squares of bitboard `bits` join two opposite edges (answers are cached)."""
+        return self._has_road(bits)
+
+    def toggle_turn(self) -> None:
+        """A null move for "what if the other player moved now" questions: switches the player
+        to move and the hash, nothing else. Call it again to undo; never leave it toggled."""
+        self._tomove ^= 1
+        self._hash ^= SIDE_KEY
+
     # -- playing -----------------------------------------------------------------------------
     def push(self, ply: Ply) -> Ply:
         """Play `ply` WITHOUT checking that it is legal (the fast path for search); returns the ply
@@ -665,6 +692,9 @@ class Position:
                     if dist:
                         out += spread_plies(name, d, carry, dist)
         return out
+
+    # every legal ply, without the game-over check (a search checks that itself)
+    generate = _generate
 
     def count_legal(self) -> int:
         """How many legal plies there are, without listing them (0 when the game is over)."""

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from controller.commands.hint import parse_duration_ms, parse_komi
-from controller.engine.board import Board
+from controller.engine.board import from_tps
 
 ROAD_IN_ONE = "x4,1/x2,1,x2/221,x,1,x2/x2,1,x,2C/x,22,2221C,12,2 1 16"
 MIDGAME = "x,2,x2,1/x,221,x2,2/x,1,x2,2/1,1,x2,2/1,x3,2 1 9"
@@ -33,8 +33,8 @@ def test_json_is_exactly_one_object_with_the_documented_keys():
     assert set(answer) == {"best", "score", "pv", "depth", "nodes"}
     assert answer["depth"] == 2 and answer["nodes"] > 0
     assert isinstance(answer["score"], int)
-    board = Board.from_tps(MIDGAME)
-    assert board.parse_ptn(answer["best"]) in board.plies()
+    board = from_tps(MIDGAME)
+    assert board.parse_ply(answer["best"]) in board.generate()
     assert answer["pv"][0] == answer["best"]
 
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from controller.engine.board import Board
+from controller.engine.board import from_tps, new_position
 from controller.engine.limits import Limit
 from controller.engine.search import WIN_BOUND, Searcher
 
@@ -40,14 +40,14 @@ def test_clock_budget_uses_increment_and_never_more_than_a_third_of_the_time_lef
 
 
 def test_depth_limit_is_reached_exactly():
-    result = Searcher().search(Board.from_tps(MIDGAME_5, komi=0), Limit(depth=3))
+    result = Searcher().search(from_tps(MIDGAME_5, komi=0), Limit(depth=3))
     assert result.depth == 3
     assert [i.depth for i in result.iterations] == [1, 2, 3]
     assert result.pv[0] == result.best_ptn
 
 
 def test_node_limit_stops_the_search_soon_after_the_budget():
-    result = Searcher().search(Board.from_tps(MIDGAME_5, komi=0), Limit(nodes=3000))
+    result = Searcher().search(from_tps(MIDGAME_5, komi=0), Limit(nodes=3000))
     assert 3000 <= result.nodes <= 3000 + 600
     assert result.best is not None
 
@@ -56,14 +56,14 @@ def test_movetime_is_respected_on_an_injected_clock():
     # every clock read costs 1 ms of fake time; a 300 ms budget must end the search early
     clock = StepClock(0.001)
     searcher = Searcher(clock=clock)
-    result = searcher.search(Board.from_tps(MIDGAME_5, komi=0), Limit(movetime_ms=300))
+    result = searcher.search(from_tps(MIDGAME_5, komi=0), Limit(movetime_ms=300))
     assert result.depth >= 2  # depth 2 always completes
     assert result.elapsed_ms < 2000
 
 
 def test_stop_from_another_thread_returns_the_best_so_far():
     searcher = Searcher()
-    board = Board.from_tps(MIDGAME_5, komi=0)
+    board = from_tps(MIDGAME_5, komi=0)
     started = threading.Event()
     out = {}
 
@@ -85,14 +85,14 @@ def test_stop_from_another_thread_returns_the_best_so_far():
 
 
 def test_search_leaves_the_board_as_it_was_after_a_node_stop():
-    board = Board.from_tps(MIDGAME_5, komi=0)
+    board = from_tps(MIDGAME_5, komi=0)
     before = (board.tps(), board.hash)
     Searcher().search(board, Limit(nodes=777))
     assert (board.tps(), board.hash) == before
 
 
 def test_immediate_win_is_played_without_search_and_scored_as_forced():
-    board = Board.from_tps("x4,1/x2,1,x2/221,x,1,x2/x2,1,x,2C/x,22,2221C,12,2 1 16", komi=0)
+    board = from_tps("x4,1/x2,1,x2/221,x,1,x2/x2,1,x,2C/x,22,2221C,12,2 1 16", komi=0)
     result = Searcher().search(board, Limit(depth=5))
     assert result.best_ptn == "c5"
     assert result.score > WIN_BOUND and result.plies_to_end() == 1
@@ -100,15 +100,15 @@ def test_immediate_win_is_played_without_search_and_scored_as_forced():
 
 def test_a_lost_position_is_scored_as_forced_loss():
     # white to move cannot stop all black threats: a5 finishes rank 5, e3 rank 3, b4 or d4 both
-    board = Board.from_tps("x,2,2,2,2/1,x,1,x,1/2,2,2,2,x/x,1,x,1,x/1,x,1,x2 1 9")
+    board = from_tps("x,2,2,2,2/1,x,1,x,1/2,2,2,2,x/x,1,x,1,x/1,x,1,x2 1 9")
     result = Searcher().search(board, Limit(depth=2))
     assert result.score < -WIN_BOUND
 
 
 @pytest.mark.parametrize("size", [3, 4, 5, 6, 7, 8])
 def test_every_size_plays_a_legal_ply_with_komi(size):
-    board = Board(size, komi=3)
+    board = new_position(size, komi=3)
     for _ in range(4):
         result = Searcher().search(board, Limit(depth=2))
-        assert result.best in board.plies()
-        board.make(result.best)
+        assert result.best in board.generate()
+        board.push(result.best)

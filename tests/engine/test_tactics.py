@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from controller.engine.annotate import annotate_plies
-from controller.engine.board import Board, BoardError
+from controller.engine.board import BoardError, Geometry, Position, from_tps
 from controller.engine.tactics import (
     Budget,
     is_tinue,
@@ -16,25 +16,25 @@ from controller.engine.tactics import (
 )
 
 
-def ptns(board: Board, plies) -> set[str]:
-    return {board.ptn(p) for p in plies}
+def ptns(board: Position, plies) -> set[str]:
+    return {p.ptn() for p in plies}
 
 
 def test_placement_wins_are_found_by_bitboards_for_both_players():
     # white a1-a4 (threat a5), black b5-e5 (threat a5 too)
-    board = Board.from_tps("x,2,2,2,2/1,x4/1,x4/1,x4/1,x4 1 6")
-    assert placement_wins(board, 0) == 1 << board.geo.index["a5"]
-    assert placement_wins(board, 1) == 1 << board.geo.index["a5"]
+    board = from_tps("x,2,2,2,2/1,x4/1,x4/1,x4/1,x4 1 6")
+    assert placement_wins(board, 0) == 1 << Geometry.of(5).names.index("a5")
+    assert placement_wins(board, 1) == 1 << Geometry.of(5).names.index("a5")
     assert ptns(board, winning_plies(board)) == {"a5", "Ca5"}
 
 
 def test_spread_road_in_one_is_found():
-    board = Board.from_tps("x3,2,2/x5/1,1111,x3/x5/2,2,2,x2 1 8")
+    board = from_tps("x3,2,2/x5/1,1111,x3/x5/2,2,2,x2 1 8")
     assert ptns(board, winning_plies(board)) == {"3b3>111"}
 
 
 def test_threat_of_the_player_not_to_move_is_tak():
-    board = Board.from_tps("x5/x5/x5/x5/1,1,1,1,x 2 5")
+    board = from_tps("x5/x5/x5/x5/1,1,1,1,x 2 5")
     assert threatens(board, 0)
     assert not threatens(board, 1)
     assert ptns(board, threat_plies(board, 0)) == {"e1", "Ce1"}
@@ -45,25 +45,25 @@ FORK = "x3,2,2/x2,1,x2/1,1,x,1,x/x2,1,x2/2,2,1,x,2 1 7"  # white c3 threatens e3
 
 
 def test_a_fork_is_tinue_a_single_threat_is_not():
-    fork = Board.from_tps(FORK)
-    fork.make(fork.parse_ptn("c3"))
+    fork = from_tps(FORK)
+    fork.push(fork.parse_ply("c3"))
     assert threatens(fork, 0)
     assert is_tinue(fork, 0, 1, Budget(100_000))
-    single = Board.from_tps(FORK)
-    single.make(single.parse_ptn("e3"))  # a3 b3 . d3 e3: only c3 finishes it
+    single = from_tps(FORK)
+    single.push(single.parse_ply("e3"))  # a3 b3 . d3 e3: only c3 finishes it
     assert threatens(single, 0)
     assert not is_tinue(single, 0, 1, Budget(100_000))
 
 
 def test_tinue_budget_running_out_means_not_proven():
-    fork = Board.from_tps(FORK)
-    fork.make(fork.parse_ptn("c3"))
+    fork = from_tps(FORK)
+    fork.push(fork.parse_ply("c3"))
     assert not is_tinue(fork, 0, 1, Budget(3))
 
 
 def test_tinue_requires_the_defender_to_move():
     with pytest.raises(ValueError, match="defender to move"):
-        is_tinue(Board.from_tps(FORK), 0)
+        is_tinue(from_tps(FORK), 0)
 
 
 def test_annotations_mark_tak_after_the_threatening_ply_only():

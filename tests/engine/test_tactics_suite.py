@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.engine.board import Board
+from controller.engine.board import Position, from_tps
 from controller.engine.limits import Limit
 from controller.engine.search import WIN_BOUND, Searcher
 from controller.engine.tactics import Budget, has_winning_ply, is_tinue, winning_plies
@@ -30,8 +30,8 @@ class Puzzle:
     tps: str
     answers: frozenset[str]
 
-    def board(self) -> Board:
-        return Board.from_tps(self.tps, komi=self.komi)
+    def board(self) -> Position:
+        return from_tps(self.tps, komi=self.komi)
 
 
 def load() -> list[Puzzle]:
@@ -57,6 +57,9 @@ def test_suite_covers_sixty_positions_on_sizes_four_to_seven_and_every_kind():
     assert {p.size for p in PUZZLES} == {4, 5, 6, 7}
     assert {p.kind for p in PUZZLES} == {"win", "block", "tinue", "suicide"}
     assert len({p.ident for p in PUZZLES}) == len(PUZZLES)
+    # what the 1 s match losses were made of: threats and tinue by spreads
+    spread = [p for p in PUZZLES if p.ident.split("-")[1] == "spread"]
+    assert len(spread) >= 12 and {p.kind for p in spread} == {"block", "tinue", "suicide"}
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES, ids=[p.ident for p in PUZZLES])
@@ -75,17 +78,17 @@ def test_engine_answer_is_one_of_the_correct_plies(puzzle):
 def test_answers_are_exactly_what_the_rules_say(puzzle):
     board = puzzle.board()
     if puzzle.kind == "win":
-        expected = {board.ptn(p) for p in winning_plies(board)}
+        expected = {p.ptn() for p in winning_plies(board)}
     else:
         expected = set()
         me = board.to_move
-        for ply in board.plies():
-            board.make(ply)
-            end = board.game_end()
+        for ply in board.generate():
+            played = board.push(ply)
+            end = board.outcome()
             safe = end.winner == me if end is not None else not has_winning_ply(board)
-            board.unmake()
+            board.pop()
             if safe:
-                expected.add(board.ptn(ply))
+                expected.add(played.ptn())
     assert expected == set(puzzle.answers)
 
 
@@ -95,6 +98,6 @@ def test_every_tinue_answer_really_leaves_the_opponent_in_tinue(puzzle):
     me = board.to_move
     assert not winning_plies(board), "a tinue puzzle must not have a road in one"
     for text in puzzle.answers:
-        board.make(board.parse_ptn(text))
+        board.push(board.parse_ply(text))
         assert is_tinue(board, me, 1, Budget(400_000)), text
-        board.unmake()
+        board.pop()

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from controller.engine import tei
-from controller.engine.board import Board
+from controller.engine.board import from_tps, new_position
 from controller.engine.hints import HintEngine
 from controller.engine.limits import EngineError, EngineTerminatedError, Limit
 from controller.engine.tei_client import TeiEngine
@@ -106,10 +106,10 @@ def test_handshake_announces_name_sizes_and_halfkomi(our_engine):
 def test_server_plays_a_legal_ply_and_reports_info(our_engine):
     our_engine.new_game(5, halfkomi=4)
     reply = our_engine.go(None, ["a1", "e5", "c3"], Limit(depth=2))
-    board = Board(5, komi=4)
+    board = new_position(5, komi=4)
     for text in ["a1", "e5", "c3"]:
-        board.make(board.parse_ptn(text))
-    assert board.parse_ptn(reply.best) in board.plies()
+        board.push(board.parse_ply(text))
+    assert board.parse_ply(reply.best) in board.generate()
     assert reply.info is not None and reply.info.depth == 2 and reply.info.pv
 
 
@@ -130,17 +130,17 @@ def test_server_stops_an_infinite_search_on_stop(our_engine):
     deadline = our_engine.clock() + 30
     while (reply := our_engine._next(deadline, "bestmove")).command != "bestmove":
         pass
-    board = Board(6)
+    board = new_position(6)
     for text in ["a1", "f6"]:
-        board.make(board.parse_ptn(text))
-    assert board.parse_ptn(tei.read_bestmove(reply)) in board.plies()
+        board.push(board.parse_ply(text))
+    assert board.parse_ply(tei.read_bestmove(reply)) in board.generate()
 
 
 def test_two_games_in_a_row_with_different_sizes(our_engine):
     for size in (4, 7):
         our_engine.new_game(size)
         reply = our_engine.go(None, [], Limit(depth=1))
-        assert Board(size).parse_ptn(reply.best)
+        assert new_position(size).parse_ply(reply.best)
 
 
 # ----------------------------------------------------------------------------- client failures
@@ -205,7 +205,7 @@ def test_client_times_out_an_engine_that_never_answers():
 def test_hint_engine_falls_back_to_the_builtin_search_and_says_why(caplog):
     engine = HintEngine([sys.executable, "-c", ILLEGAL_BESTMOVE])
     caplog.set_level(logging.WARNING)
-    board = Board.from_tps("x4,1/x2,1,x2/221,x,1,x2/x2,1,x,2C/x,22,2221C,12,2 1 16")
+    board = from_tps("x4,1/x2,1,x2/221,x,1,x2/x2,1,x,2C/x,22,2221C,12,2 1 16")
     hint = engine.hint(board, limit=Limit(movetime_ms=200))
     engine.close()
     assert hint.source == "builtin"
@@ -224,7 +224,7 @@ def test_hint_engine_uses_an_external_engine_when_it_works():
 def test_hint_engine_falls_back_when_the_engine_cannot_play_the_komi(caplog):
     engine = HintEngine([sys.executable, "-c", ILLEGAL_BESTMOVE])
     caplog.set_level(logging.WARNING)
-    hint = engine.hint(Board(5, komi=3), limit=Limit(depth=1))
+    hint = engine.hint(new_position(5, komi=3), limit=Limit(depth=1))
     engine.close()
     assert hint.source == "builtin"
     assert any("no HalfKomi option" in r.getMessage() for r in caplog.records)
