@@ -166,3 +166,40 @@ def test_camera_frame_overlay_and_hand_set_corners(sim_server):
         assert c.put("/api/camera/calibration", json=corners).status_code == 401
         assert c.put("/api/camera/calibration", json=corners, headers=auth).status_code == 204
         assert c.delete("/api/camera/calibration", headers=auth).status_code == 204
+
+
+@pytest.mark.slow
+def test_playing_the_computer_from_the_page(sim_server, browser):
+    """Start a game against the computer, make a ply on the table, see its answer in the banner
+    (and on the LEDs), let the simulated hands make it, and see the camera record it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1500})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(sim_server.url)
+    page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
+    page.reload()
+    page.click("#new-game")
+    page.select_option("#new-game-form select[name=size]", "5")
+    page.select_option("#new-game-form select[name=computer]", "black")
+    page.select_option("#new-game-form select[name=strength]", "easy")
+    page.click("#new-game-ok")
+    expect(page.locator("#players")).to_contain_text("takboard (easy)")
+
+    tap_square(page, "sim-board", "a1")  # the player's ply, made on the table
+    expect(page.locator("#moves .ply").nth(0)).to_have_text("a1", timeout=20_000)
+    banner = page.locator(".banner.computer")
+    expect(banner).to_contain_text("The computer plays", timeout=20_000)
+    wanted = sim_server.board.computer_move.ptn()
+    expect(banner).to_contain_text(wanted)
+    # its ply is on the LEDs as a hint: the square to place on is lit
+    square = wanted.lstrip("SC")
+    expect(page.locator(f"#leds .led[data-square={square}]")).to_have_class(
+        re.compile(r"\blit\b"), timeout=10_000)
+    page.screenshot(path=str(ARTIFACTS / "page-computer.png"), full_page=True)
+
+    banner.get_by_role("button", name="Make it on the table").click()
+    expect(page.locator("#moves .ply").nth(1)).to_have_text(wanted, timeout=20_000)
+    expect(page.locator(".banner.computer")).to_have_count(0)
+    context.close()
+    assert errors == []
