@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from controller.tak import Ply, Position
+from controller.tracking.by_change import ChangeJudge
+from controller.tracking.change import changes, p_changed
 from controller.tracking.decisions import (
     Ask,
     Candidate,
@@ -62,6 +64,9 @@ class TrackerConfig:
     max_candidates: int = 4  # at most this many plies in an Ask
     max_considered: int = 8  # the best-scored hypotheses checked for contradictions
     ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
+    # With appearance signatures: the most the pattern of changed squares may misfit the chosen
+    # hypothesis (`by_change`: 2 = one square surely changed that it leaves alone)
+    structure_ok: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,9 @@ class Hypothesis:
     cost: float
     ply: Ply | None = None
     back: int = 0
+    # judged by change (`by_change.py`); None when judged on the reader's answers alone
+    structure: float | None = None
+    contradiction: float = 0.0
 
     def describe(self) -> str:
         if self.ply is not None:
@@ -103,6 +111,10 @@ class Tracker:
         self._undecided: Ask | None = None  # a close call waiting for more still frames
         # the evidence of the last still board that matched the game (what "changed" is against)
         self._accepted: dict[str, SquareEvidence] | None = None
+        # ... and its appearance signatures (None: none yet, or the camera moved since)
+        self._looks: dict | None = None
+        self._undecided_looks: dict | None = None
+        self.changes: dict[str, float] = {}  # change per square at the last evaluation
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -112,13 +124,19 @@ class Tracker:
         """Feed one frame's reading taken at time `t` (seconds); returns what it decided."""
         if self.state == "over":
             return []
+        if getattr(reading, "relocalised", False):
+            self._looks = None  # the camera moved: its pixels are not the ones kept
         stable = self.gate.feed(reading, t)
         if stable is None:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
+                self._looks = self._undecided_looks
                 return self._ask(self._undecided)
             return []
         if stable.fresh or self._undecided is not None:
             return self._evaluate(stable)
+        if self.state == "tracking" and self._looks is not None and stable.appearance is not None:
+            # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
+            self._looks = stable.appearance
         if (
             self.state == "illegal"
             and self.unmatched_since is not None
@@ -210,22 +228,45 @@ class Tracker:
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
-        ranked = self._rank(evidence)
+        cfg = self.config
+        by_change = self._looks is not None and stable.appearance is not None
+        if by_change:
+            self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
+            p = {sq: p_changed(c) for sq, c in self.changes.items()}
+            ranked = [
+                Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction)
+                for j in ChangeJudge(self.position, evidence, p).ranked(cfg.takeback_depth)
+            ]
+        else:
+            self.changes = {}
+            ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
         self.last = evaluation
-        cfg = self.config
         changed = self._changed(evidence)
-        # The best hypothesis the board does not confidently contradict. One ranked above it was
-        # contradicted (a square surely occupied where it wants none, a colour surely wrong): a
-        # misread height may make such a one cheap, but it cannot be what happened.
-        chosen = next(
-            (i for i, h in enumerate(ranked[: cfg.max_considered])
-             if self._mismatch(h, evidence, changed) <= cfg.match_cost),
-            None,
-        )  # fmt: skip
+
+        def fits(h: Hypothesis) -> bool:
+            # Judged by change: the pattern of changed squares must fit it (the reader's answers
+            # on those squares only rank). Otherwise, the best hypothesis the board does not
+            # confidently contradict: one ranked above it was contradicted (a square surely
+            # occupied where it wants none, a colour surely wrong); a misread height may make
+            # such a one cheap, but it cannot be what happened.
+            if h.structure is not None:
+                return h.structure <= cfg.structure_ok
+            return self._mismatch(h, evidence, changed) <= cfg.match_cost
+
+        chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
+        if chosen is None and by_change and self.state in ("illegal", "desync"):
+            # A board put back by hand is rarely put back to the pixel: the reader may judge it.
+            same = Hypothesis(sum(square_costs(self.position, evidence).values()))
+            if self._mismatch(same, evidence, changed) <= cfg.match_cost:
+                ranked, chosen = [same], 0
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
-            evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
+            if by_change:  # the squares that changed (the reader may be wrong on the others)
+                moved = sorted(sq for sq, c in self.changes.items() if p_changed(c) >= 0.5)
+                evaluation.wrong = moved or wrong
+            else:
+                evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
             if self.state == "desync":
@@ -248,36 +289,47 @@ class Tracker:
         self.unmatched_since = None
         self.pending = None
         margin = runner_up - best.cost
+        # the reader confidently contradicts the best on a square it alters: never commit that
+        doubted = best.structure is not None and best.contradiction > cfg.match_cost
+        looks = stable.appearance  # kept once the tracked position matches this board again
+
+        def close() -> Ask:
+            """The plies that explain the board about as well as the best, best first."""
+            alike = [
+                h for h in [best, *below]
+                if h.ply is not None and (
+                    h.cost - best.cost < cfg.commit_margin
+                    or (doubted and h.structure is not None and h.structure <= cfg.structure_ok))
+            ]  # fmt: skip
+            return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
 
         if best.ply is not None:
             if after_unmatched:
                 # The board was unreadable or wrong before this: a ply may have been made then and
                 # missed, and the board may show two plies that happen to look like one. Never
                 # commit that quietly.
-                out += self._ask(Ask(
-                    tuple(Candidate(h.ply, h.cost) for h in [best, *below]
-                          if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                          )[: cfg.max_candidates],
-                    reason="the board did not match the game just before",
-                ))  # fmt: skip
-            elif margin >= cfg.commit_margin:
+                why = "the board did not match the game just before"
+                out += self._ask(Ask(close().candidates, why))
+                self._looks = looks
+            elif margin >= cfg.commit_margin and not doubted:
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
+                self._looks = looks
+            elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
+                self._undecided = close()  # more frames average the noise out; judge again
+                self._undecided_looks = looks
             else:
-                close = Ask(tuple(
-                    Candidate(h.ply, h.cost)
-                    for h in [best, *below]
-                    if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                )[: cfg.max_candidates])  # fmt: skip
-                if stable.at - stable.since + 1e-9 < cfg.ask_after_s:
-                    self._undecided = close  # more frames average the noise out; judge again
-                else:
-                    out += self._ask(close)
-        elif best.back and margin >= cfg.commit_margin:
-            for _ in range(best.back):
-                self.position.pop()
-            out.append(Takeback(best.back))
+                out += self._ask(close())
+                self._looks = looks
+        elif best.back:
+            if margin >= cfg.commit_margin and not doubted:
+                for _ in range(best.back):
+                    self.position.pop()
+                out.append(Takeback(best.back))
+                self._looks = looks
+        else:
+            self._looks = looks  # nothing happened: this is the board to compare the next one to
         evaluation.decisions = out
         return out
 
@@ -296,6 +348,7 @@ class Tracker:
         self.last = Evaluation(stable.at, stable.since, evidence, [same])
         if self._mismatch(same, evidence) <= self.config.match_cost:
             self._accepted = dict(evidence)
+            self._looks = stable.appearance
             self.state = "tracking"
             self.unmatched_since = None
             self.last.decisions = [Resynced()]

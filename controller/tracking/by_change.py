@@ -1,0 +1,150 @@
+"""Scoring hypotheses by what CHANGED on the board, the reader's answers only where it changed.
+
+With appearance signatures (`change.py`) the tracker knows, per square, how sure it is that the
+square changed since the board last matched the game (`p[s]`). Every hypothesis (nothing happened,
+each legal ply, each takeback) alters a set A of squares; it is scored:
+
+    structure = sum over s in A      W_ALTERED   * visible(s) * (1 - p[s])   (must have changed)
+              + sum over s not in A  W_UNALTERED * discount(s) * p[s]        (must not have)
+    reading   = sum over s in A      clip(cost(after) - cost(before))        (changed squares only)
+    cost      = structure + reading
+
+`visible(s)` is 1 when the square's top piece (or emptiness) changes and HEIGHT_ONLY_VISIBLE when
+only the height does (a flat dropped on a flat of its colour is hard to see from above).
+`discount(s)` is NEXT_TO_ALTERED for a square next to an altered one (its strip runs over the
+neighbour: a piece placed behind a square shows in that square's strip too) and NEXT_TO_TALL next
+to a tall stack (which rises over its neighbours in the camera's view).
+
+A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
+square misread the same way since the last match can never stall the game. The reading term is
+relative (how much better the reader likes the square as the hypothesis leaves it than as it was),
+so "nothing happened" pays nothing for the reader, and a ply only gains by what the reader saw of
+it. Colour of a placed piece is fixed by the rules, so among placements on the changed square only
+the kind is the reader's to decide; among spreads, the squares that changed fix the direction and
+distance, and the reader's tops and heights on them the drop counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from controller.tak import Ply, Position
+from controller.tracking.evidence import SquareEvidence
+from controller.tracking.scoring import contradiction, square_cost
+
+W_ALTERED = 2.0
+W_UNALTERED = 2.0
+HEIGHT_ONLY_VISIBLE = 0.5
+NEXT_TO_ALTERED = 0.25
+NEXT_TO_TALL = 0.5
+TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
+READING_CLIP = 2.0  # one square's reading never counts for more than this either way
+
+Stack = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One hypothesis scored by change. `ply` played, or `back` plies taken back, or neither."""
+
+    cost: float
+    structure: float  # how badly the pattern of changed squares fits (0 = perfectly)
+    contradiction: float  # how confidently the reader contradicts it on the squares it alters
+    altered: frozenset[str]
+    ply: Ply | None = None
+    back: int = 0
+
+
+def neighbours(name: str, size: int) -> list[str]:
+    f, r = ord(name[0]) - ord("a"), int(name[1:]) - 1
+    return [
+        f"{chr(ord('a') + f + df)}{r + dr + 1}"
+        for df in (-1, 0, 1)
+        for dr in (-1, 0, 1)
+        if (df or dr) and 0 <= f + df < size and 0 <= r + dr < size
+    ]
+
+
+class ChangeJudge:
+    """Scores hypotheses of one position against one still board's changes and evidence."""
+
+    def __init__(
+        self,
+        position: Position,
+        evidence: Mapping[str, SquareEvidence],
+        p_changed: Mapping[str, float],
+    ) -> None:
+        self.position = position
+        self.size = position.size
+        self.evidence = evidence
+        self.p = p_changed
+        self.before = position.stacks()
+        # squares that changed at all: the only ones an unaltering hypothesis pays for
+        self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
+        tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
+        self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
+
+    def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
+        near = {n for sq in altered for n in neighbours(sq, self.size)}
+        structure = 0.0
+        reading = 0.0
+        contra = 0.0
+        for sq in altered:
+            old, new = self.before.get(sq, ()), after.get(sq, ())
+            same_top = bool(old) and bool(new) and old[-1] == new[-1]
+            visible = HEIGHT_ONLY_VISIBLE if same_top else 1.0
+            structure += W_ALTERED * visible * (1.0 - self.p.get(sq, 0.0))
+            ev = self.evidence.get(sq)
+            gain = square_cost(new, ev) - square_cost(old, ev)
+            reading += max(-READING_CLIP, min(READING_CLIP, gain))
+            contra += contradiction(new, ev)
+        for sq, p in self.moved.items():
+            if sq in altered:
+                continue
+            discount = (
+                NEXT_TO_ALTERED if sq in near else NEXT_TO_TALL if sq in self.near_tall else 1.0
+            )
+            structure += W_UNALTERED * discount * p
+        return Judged(structure + reading, structure, contra, frozenset(altered), **what)
+
+    def nothing(self) -> Judged:
+        return self.judge(self.before, set())
+
+    def plies(self) -> list[Judged]:
+        position, size = self.position, self.size
+        out = []
+        for ply in list(position.legal_plies):
+            touched = ply.squares(size)
+            played = position.push(ply)
+            try:
+                after = {sq: position.stack(sq) for sq in touched}
+            finally:
+                position.pop()
+            altered = {sq for sq in touched if after[sq] != self.before.get(sq, ())}
+            out.append(self.judge(after, altered, ply=played))
+        return out
+
+    def takebacks(self, depth: int) -> list[Judged]:
+        position = self.position
+        popped: list[Ply] = []
+        out = []
+        try:
+            for back in range(1, min(depth, position.ply_count) + 1):
+                try:
+                    popped.append(position.pop())
+                except IndexError:  # started from a TPS: nothing before it to go back to
+                    break
+                after = position.stacks()
+                altered = {sq for sq in after.keys() | self.before.keys()
+                           if after.get(sq, ()) != self.before.get(sq, ())}  # fmt: skip
+                out.append(self.judge(after, altered, back=back))
+        finally:
+            for ply in reversed(popped):
+                position.push(ply)
+        return out
+
+    def ranked(self, takeback_depth: int) -> list[Judged]:
+        out = [self.nothing(), *self.plies(), *self.takebacks(takeback_depth)]
+        out.sort(key=lambda j: j.cost)  # stable: "nothing happened" wins ties
+        return out
