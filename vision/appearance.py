@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-BIN_START = -0.45  # pitches along the strip (negative: towards the camera)
-BIN_END = 0.65  # a little behind the square: its stack rises there; much further is the next square
-BINS = 11
+BIN_START = -0.35  # pitches along the strip (negative: towards the camera; a stack in front rises
+# over the first tenth of a pitch)
+BIN_END = 0.45  # the end of the square: beyond it, a piece placed behind would show here
+BINS = 8
 LOG_OFFSET = 16.0  # keeps the log of dark pixels from amplifying their noise
 LOG_UNIT = 0.3  # log brightness per unit of signature (about 35 %)
 CHANGE_TOP = 3  # bins whose mean is a square's change

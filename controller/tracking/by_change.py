@@ -11,9 +11,10 @@ each legal ply, each takeback) alters a set A of squares; it is scored:
 
 `visible(s)` is 1 when the square's top piece (or emptiness) changes and HEIGHT_ONLY_VISIBLE when
 only the height does (a flat dropped on a flat of its colour is hard to see from above).
-`discount(s)` is NEXT_TO_ALTERED for a square next to an altered one (its strip runs over the
-neighbour: a piece placed behind a square shows in that square's strip too) and NEXT_TO_TALL next
-to a tall stack (which rises over its neighbours in the camera's view).
+`discount(s)` is NEXT_TO_ALTERED for a square next to an altered one and NEXT_TO_TALL next to a tall
+stack: a stack rises over its neighbour behind it in the camera's view, so a change there may be
+the neighbour's. Such a change counts in full all the same when the reader's own answer for the
+square changed too (`reader_moved`): a piece knocked onto the next square is not a shadow.
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
@@ -29,15 +30,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from controller.tak import Ply, Position
+from controller.tak import WHITE, Ply, Position
 from controller.tracking.evidence import SquareEvidence
-from controller.tracking.scoring import contradiction, square_cost
+from controller.tracking.scoring import W_COLOR, contradiction, square_cost
 
 W_ALTERED = 2.0
 W_UNALTERED = 2.0
 HEIGHT_ONLY_VISIBLE = 0.5
 NEXT_TO_ALTERED = 0.25
 NEXT_TO_TALL = 0.5
+# with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
+# too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
 
@@ -51,9 +54,20 @@ class Judged:
     cost: float
     structure: float  # how badly the pattern of changed squares fits (0 = perfectly)
     contradiction: float  # how confidently the reader contradicts it on the squares it alters
+    colour_contradiction: float  # the part of it that is about top colours
     altered: frozenset[str]
     ply: Ply | None = None
     back: int = 0
+
+
+def colour_contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
+    """How confidently the reader says the top piece of `stack` has the other colour (0: it agrees,
+    is unsure, or sees no piece). Colours are the reader's surest call and fixed by the rules for a
+    placement: a changed square surely of the wrong colour is an illegal ply, not a question."""
+    if not stack or evidence is None or evidence.p_occupied < 0.5:
+        return 0.0
+    p_light = evidence.p_light if stack[-1][0] == WHITE else 1.0 - evidence.p_light
+    return W_COLOR * max(0.0, 1.0 - 2.0 * p_light)
 
 
 def neighbours(name: str, size: int) -> list[str]:
@@ -74,6 +88,7 @@ class ChangeJudge:
         position: Position,
         evidence: Mapping[str, SquareEvidence],
         p_changed: Mapping[str, float],
+        reader_moved: set[str] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -82,6 +97,7 @@ class ChangeJudge:
         self.before = position.stacks()
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
+        self.reader_moved = reader_moved or set()
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -89,7 +105,7 @@ class ChangeJudge:
         near = {n for sq in altered for n in neighbours(sq, self.size)}
         structure = 0.0
         reading = 0.0
-        contra = 0.0
+        contra = colours = 0.0
         for sq in altered:
             old, new = self.before.get(sq, ()), after.get(sq, ())
             same_top = bool(old) and bool(new) and old[-1] == new[-1]
@@ -99,14 +115,18 @@ class ChangeJudge:
             gain = square_cost(new, ev) - square_cost(old, ev)
             reading += max(-READING_CLIP, min(READING_CLIP, gain))
             contra += contradiction(new, ev)
+            colours += colour_contradiction(new, ev)
         for sq, p in self.moved.items():
             if sq in altered:
                 continue
             discount = (
-                NEXT_TO_ALTERED if sq in near else NEXT_TO_TALL if sq in self.near_tall else 1.0
-            )
+                1.0 if sq in self.reader_moved
+                else NEXT_TO_ALTERED if sq in near
+                else NEXT_TO_TALL if sq in self.near_tall
+                else 1.0
+            )  # fmt: skip
             structure += W_UNALTERED * discount * p
-        return Judged(structure + reading, structure, contra, frozenset(altered), **what)
+        return Judged(structure + reading, structure, contra, colours, frozenset(altered), **what)
 
     def nothing(self) -> Judged:
         return self.judge(self.before, set())

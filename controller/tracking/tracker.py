@@ -66,7 +66,7 @@ class TrackerConfig:
     ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
     # With appearance signatures: the most the pattern of changed squares may misfit the chosen
     # hypothesis (`by_change`: 2 = one square surely changed that it leaves alone)
-    structure_ok: float = 1.0
+    structure_ok: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,7 @@ class Hypothesis:
     # judged by change (`by_change.py`); None when judged on the reader's answers alone
     structure: float | None = None
     contradiction: float = 0.0
+    colour_contradiction: float = 0.0
 
     def describe(self) -> str:
         if self.ply is not None:
@@ -229,21 +230,22 @@ class Tracker:
         if self.state == "resuming":
             return self._resume(stable)
         cfg = self.config
+        changed = self._changed(evidence)
         by_change = self._looks is not None and stable.appearance is not None
         if by_change:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
+            judge = ChangeJudge(self.position, evidence, p, changed)
             ranked = [
-                Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction)
-                for j in ChangeJudge(self.position, evidence, p).ranked(cfg.takeback_depth)
+                Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
+                           j.colour_contradiction)
+                for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
             self.changes = {}
             ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
         self.last = evaluation
-        changed = self._changed(evidence)
-
         def fits(h: Hypothesis) -> bool:
             # Judged by change: the pattern of changed squares must fit it (the reader's answers
             # on those squares only rank). Otherwise, the best hypothesis the board does not
@@ -251,7 +253,7 @@ class Tracker:
             # occupied where it wants none, a colour surely wrong); a misread height may make
             # such a one cheap, but it cannot be what happened.
             if h.structure is not None:
-                return h.structure <= cfg.structure_ok
+                return h.structure <= cfg.structure_ok and h.colour_contradiction <= cfg.match_cost
             return self._mismatch(h, evidence, changed) <= cfg.match_cost
 
         chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
