@@ -28,9 +28,9 @@ distance, and the reader's tops and heights on them the drop counts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from controller.tak import WHITE, Ply, Position
+from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.scoring import W_COLOR, contradiction, square_cost
 
@@ -43,6 +43,10 @@ NEXT_TO_TALL = 0.5
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
+# What a placement costs before any evidence: players place flats most of the time, and a reader
+# that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
+# then needs the reader surer of it than the commit margin plus this, else it is asked about).
+STONE_PRIOR = {FLAT: 0.0, WALL: 0.35, CAP: 0.35}
 
 Stack = tuple[tuple[int, int], ...]
 
@@ -142,7 +146,10 @@ class ChangeJudge:
             finally:
                 position.pop()
             altered = {sq for sq in touched if after[sq] != self.before.get(sq, ())}
-            out.append(self.judge(after, altered, ply=played))
+            judged = self.judge(after, altered, ply=played)
+            if ply.is_placement and ply.stone != FLAT:
+                judged = replace(judged, cost=judged.cost + STONE_PRIOR[ply.stone])
+            out.append(judged)
         return out
 
     def takebacks(self, depth: int) -> list[Judged]:

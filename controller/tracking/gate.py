@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.tracking.change import mean_signatures
+from controller.tracking.change import CHANGED_ABOVE, changes, mean_signatures
 from controller.tracking.evidence import SquareEvidence, average, board_evidence, differs
 
 DEFAULT_HOLD_S = 0.6
@@ -72,17 +72,16 @@ class StabilityGate:
         if getattr(reading, "relocalised", False):
             self.reset("camera moved")  # the frames before show the board from elsewhere
         evidence = board_evidence(reading)
+        looks = getattr(reading, "appearance", None)
         if self._window:
             previous = self._window[-1]
-            if evidence.keys() != previous.keys() or any(
-                differs(evidence[name], previous[name]) for name in evidence
-            ):
+            if evidence.keys() != previous.keys() or self._changed(evidence, looks):
                 self.reset("board changed")
         if self._since is None:
             self._since = t
         self._window.append(evidence)
         del self._window[: -self.max_frames]
-        self._looks.append(getattr(reading, "appearance", None))
+        self._looks.append(looks)
         del self._looks[:-APPEARANCE_FRAMES]
         if t - self._since + 1e-9 < self.hold_s:
             self.last_reason = "waiting for the board to hold still"
@@ -98,3 +97,17 @@ class StabilityGate:
             fresh=fresh,
             appearance=mean_signatures(self._looks),
         )
+
+    def _changed(self, evidence: dict[str, SquareEvidence], looks) -> bool:
+        """Did the board change since the previous frame?
+
+        With appearance signatures, by what the squares look like: the reader's answers may
+        flicker on a square nobody touched (a flat read as a capstone one frame in three), which
+        would hold the gate shut for as long as the flicker lasts. Without, by the reader's
+        confident answers (`differs`).
+        """
+        before = self._looks[-1] if self._looks else None
+        if looks is not None and before is not None:
+            return max(changes(looks, before).values(), default=0.0) >= CHANGED_ABOVE
+        previous = self._window[-1]
+        return any(differs(evidence[name], previous[name]) for name in evidence)
