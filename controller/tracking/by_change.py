@@ -45,8 +45,8 @@ TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's 
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
 # What a placement costs before any evidence: players place flats most of the time, and a reader
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
-# then needs the reader surer of it than the commit margin plus this, else it is asked about).
-STONE_PRIOR = {FLAT: 0.0, WALL: 0.35, CAP: 0.35}
+# then needs the reader surer of it by this much more to be committed without a question).
+STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
 
 Stack = tuple[tuple[int, int], ...]
 
