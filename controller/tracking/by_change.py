@@ -6,7 +6,8 @@ each legal ply, each takeback) alters a set A of squares; it is scored:
 
     structure = sum over s in A      W_ALTERED   * visible(s) * (1 - p[s])   (must have changed)
               + sum over s not in A  W_UNALTERED * discount(s) * p[s]        (must not have)
-    reading   = sum over s in A      clip(cost(after) - cost(before))        (changed squares only)
+    reading   = sum over s in A      clip(gain(now) - gain(then))            (the reader's news)
+    gain(ev)  = cost(after, ev) - cost(before, ev)
     cost      = structure + reading
 
 `visible(s)` is 1 when the square's top piece (or emptiness) changes and HEIGHT_ONLY_VISIBLE when
@@ -18,11 +19,13 @@ square changed too (`reader_moved`): a piece knocked onto the next square is not
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
-relative (how much better the reader likes the square as the hypothesis leaves it than as it was),
-so "nothing happened" pays nothing for the reader, and a ply only gains by what the reader saw of
-it. Colour of a placed piece is fixed by the rules, so among placements on the changed square only
-the kind is the reader's to decide; among spreads, the squares that changed fix the direction and
-distance, and the reader's tops and heights on them the drop counts.
+relative twice over: how much better the reader likes the square as the hypothesis leaves it than
+as it was, now, less the same at the last match (`then`, the evidence of that board). So "nothing
+happened" pays nothing for the reader, a ply only gains by what the reader saw of it, and a square
+a ply alters out of sight (a stack one piece lower) gains nothing from a height the reader has been
+misreading all along. Colour of a placed piece is fixed by the rules, so among placements on the
+changed square only the kind is the reader's to decide; among spreads, the squares that changed fix
+the direction and distance, and the reader's tops and heights on them the drop counts.
 """
 
 from __future__ import annotations
@@ -36,13 +39,13 @@ from controller.tracking.scoring import W_COLOR, contradiction, square_cost
 
 W_ALTERED = 2.0
 W_UNALTERED = 2.0
-HEIGHT_ONLY_VISIBLE = 0.5
+HEIGHT_ONLY_VISIBLE = 0.3  # bench: a flat dropped on a flat of its colour changed 0.3-0.7
 NEXT_TO_ALTERED = 0.25
 NEXT_TO_TALL = 0.5
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
-READING_CLIP = 2.0  # one square's reading never counts for more than this either way
+READING_CLIP = 4.0  # one square's reading never counts for more than this either way
 # What a placement costs before any evidence: players place flats most of the time, and a reader
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
@@ -93,6 +96,7 @@ class ChangeJudge:
         evidence: Mapping[str, SquareEvidence],
         p_changed: Mapping[str, float],
         reader_moved: set[str] | None = None,
+        then: Mapping[str, SquareEvidence] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -102,6 +106,7 @@ class ChangeJudge:
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
         self.reader_moved = reader_moved or set()
+        self.then = then or {}
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -117,6 +122,9 @@ class ChangeJudge:
             structure += W_ALTERED * visible * (1.0 - self.p.get(sq, 0.0))
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
+            was = self.then.get(sq)
+            if was is not None:
+                gain -= square_cost(new, was) - square_cost(old, was)
             reading += max(-READING_CLIP, min(READING_CLIP, gain))
             contra += contradiction(new, ev)
             colours += colour_contradiction(new, ev)

@@ -114,7 +114,7 @@ class Tracker:
         self._accepted: dict[str, SquareEvidence] | None = None
         # ... and its appearance signatures (None: none yet, or the camera moved since)
         self._looks: dict | None = None
-        self._undecided_looks: dict | None = None
+        self._undecided_matched: tuple = (None, None)  # the board a close call was made on
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
@@ -130,14 +130,14 @@ class Tracker:
         stable = self.gate.feed(reading, t)
         if stable is None:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
-                self._looks = self._undecided_looks
+                self._accepted, self._looks = self._undecided_matched
                 return self._ask(self._undecided)
             return []
         if stable.fresh or self._undecided is not None:
             return self._evaluate(stable)
         if self.state == "tracking" and self._looks is not None and stable.appearance is not None:
             # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
-            self._looks = stable.appearance
+            self._accepted, self._looks = dict(stable.evidence), stable.appearance
         if (
             self.state == "illegal"
             and self.unmatched_since is not None
@@ -235,7 +235,7 @@ class Tracker:
         if by_change:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
-            judge = ChangeJudge(self.position, evidence, p, changed)
+            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction)
@@ -283,7 +283,6 @@ class Tracker:
         best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
-        self._accepted = dict(evidence)
         after_unmatched = self.state in ("illegal", "desync")
         if after_unmatched:
             out.append(Resynced())
@@ -293,7 +292,7 @@ class Tracker:
         margin = runner_up - best.cost
         # the reader confidently contradicts the best on a square it alters: never commit that
         doubted = best.structure is not None and best.contradiction > cfg.match_cost
-        looks = stable.appearance  # kept once the tracked position matches this board again
+        matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
 
         def close() -> Ask:
             """The plies that explain the board about as well as the best, best first."""
@@ -312,26 +311,27 @@ class Tracker:
                 # commit that quietly.
                 why = "the board did not match the game just before"
                 out += self._ask(Ask(close().candidates, why))
-                self._looks = looks
+                self._accepted, self._looks = matched
             elif margin >= cfg.commit_margin and not doubted:
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
-                self._looks = looks
+                self._accepted, self._looks = matched
             elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
                 self._undecided = close()  # more frames average the noise out; judge again
-                self._undecided_looks = looks
+                self._undecided_matched = matched
             else:
                 out += self._ask(close())
-                self._looks = looks
+                self._accepted, self._looks = matched
         elif best.back:
             if margin >= cfg.commit_margin and not doubted:
                 for _ in range(best.back):
                     self.position.pop()
                 out.append(Takeback(best.back))
-                self._looks = looks
+                self._accepted, self._looks = matched
         else:
-            self._looks = looks  # nothing happened: this is the board to compare the next one to
+            # nothing happened: this is the board to compare the next one to
+            self._accepted, self._looks = matched
         evaluation.decisions = out
         return out
 
