@@ -14,8 +14,10 @@ each legal ply, each takeback) alters a set A of squares; it is scored:
 only the height does (a flat dropped on a flat of its colour is hard to see from above).
 `discount(s)` is NEXT_TO_ALTERED for a square next to an altered one and NEXT_TO_TALL next to a tall
 stack: a stack rises over its neighbour behind it in the camera's view, so a change there may be
-the neighbour's. Such a change counts in full all the same when the reader's own answer for the
-square changed too (`reader_moved`): a piece knocked onto the next square is not a shadow.
+the neighbour's. When the reader's own answer for the square changed too (`reader_moved`) it may
+be a piece knocked onto the next square, or the reader seeing a phantom in the new stack's shadow
+(it does, next to walls and tall stacks): then it counts NEXT_TO_TALL_READ next to an altered
+square whose stack is now tall or standing (`_tall`), in full elsewhere.
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
@@ -42,6 +44,7 @@ W_UNALTERED = 2.0
 HEIGHT_ONLY_VISIBLE = 0.3  # bench: a flat dropped on a flat of its colour changed 0.3-0.7
 NEXT_TO_ALTERED = 0.25
 NEXT_TO_TALL = 0.5
+NEXT_TO_TALL_READ = 0.4
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
@@ -110,8 +113,22 @@ class ChangeJudge:
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
+    def _tall(self, square: str, stack: Stack) -> bool:
+        """Does `stack` rise over its neighbours in the view? Two pieces or more, or a wall or a
+        capstone, and the reader sees it so too (not just the hypothesis saying so)."""
+        ev = self.evidence.get(square)
+        if not stack or ev is None or ev.p_occupied < 0.5:
+            return False
+        if len(stack) >= 2:
+            return ev.height >= 1.5
+        return stack[-1][1] != FLAT and ev.p_kind[0] < 0.5
+
     def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
         near = {n for sq in altered for n in neighbours(sq, self.size)}
+        near_tall = {
+            n for sq in altered if self._tall(sq, after.get(sq, ()))
+            for n in neighbours(sq, self.size)
+        }
         structure = 0.0
         reading = 0.0
         contra = colours = 0.0
@@ -132,7 +149,7 @@ class ChangeJudge:
             if sq in altered:
                 continue
             discount = (
-                1.0 if sq in self.reader_moved
+                (NEXT_TO_TALL_READ if sq in near_tall else 1.0) if sq in self.reader_moved
                 else NEXT_TO_ALTERED if sq in near
                 else NEXT_TO_TALL if sq in self.near_tall
                 else 1.0

@@ -53,6 +53,8 @@ from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
+REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
+
 
 @dataclass(frozen=True)
 class TrackerConfig:
@@ -115,6 +117,10 @@ class Tracker:
         # ... and its appearance signatures (None: none yet, or the camera moved since)
         self._looks: dict | None = None
         self._undecided_matched: tuple = (None, None)  # the board a close call was made on
+        # recent plies that were asked about: (number, the other candidates), for `_revise`
+        self._asked: list[tuple[int, list[Ply]]] = []
+        self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
+        self._reevaluate = False  # judge the still board again once the pending Ask is answered
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
@@ -133,7 +139,10 @@ class Tracker:
                 self._accepted, self._looks = self._undecided_matched
                 return self._ask(self._undecided)
             return []
-        if stable.fresh or self._undecided is not None:
+        if stable.fresh or self._undecided is not None or (
+            self._reevaluate and self.state == "tracking"
+        ):
+            self._reevaluate = False
             return self._evaluate(stable)
         if self.state == "tracking" and self._looks is not None and stable.appearance is not None:
             # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
@@ -148,10 +157,19 @@ class Tracker:
 
     def accept(self, ply: Ply) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position."""
+        asked = self.pending
         played = self.position.play(ply)
         self.pending = None
         self.state = "tracking"
+        others = [c.ply for c in asked.candidates if c.ply != played] if asked else []
+        if others:
+            self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
+        # a revised ply: the plies recorded after it are played again on top of the answer
+        for later in self._replay:
+            again = self.position.play(later)
+            out.append(Commit(again, 0.0, self.position.ply_count))
+        self._replay = []
         return out + self._game_over()
 
     @property
@@ -262,6 +280,11 @@ class Tracker:
             same = Hypothesis(sum(square_costs(self.position, evidence).values()))
             if self._mismatch(same, evidence, changed) <= cfg.match_cost:
                 ranked, chosen = [same], 0
+        if chosen is None and by_change and self.state == "tracking":
+            revised = self._revise(evidence, p, changed)
+            if revised:
+                evaluation.decisions = revised
+                return revised
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
@@ -334,6 +357,62 @@ class Tracker:
             self._accepted, self._looks = matched
         evaluation.decisions = out
         return out
+
+    def _revise(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply, and a recent ply was a close call: would another candidate of
+        that call (with the plies since played on top of it) explain the board? A flat taken for a
+        wall shows when a stack is later spread over it. Then the plies back to that one are taken
+        back, it is asked about again with the candidate that fits first, and once that is answered
+        the plies since are played again and the board is judged again.
+        """
+        position = self.position
+        self._asked = [(n, o) for n, o in self._asked
+                       if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
+        for number, others in reversed(self._asked):
+            back = position.ply_count - number + 1
+            popped = [position.pop() for _ in range(back)][::-1]  # oldest first
+            original, later = popped[0], popped[1:]
+            try:
+                for alternative in others:
+                    if self._fits_after(alternative, later, evidence, p, changed):
+                        self._asked = [(n, o) for n, o in self._asked if n < number]
+                        self._replay = later
+                        self._reevaluate = True
+                        ask = Ask(
+                            (Candidate(alternative, 0.0), Candidate(original, 0.0)),
+                            reason=f"ply {number} revised: a later board fits only this one",
+                        )
+                        return [Takeback(back), *self._ask(ask)]
+            except BaseException:
+                for ply in popped:
+                    position.push(ply)
+                raise
+            for ply in popped:
+                position.push(ply)
+        return []
+
+    def _fits_after(self, alternative: Ply, later: list[Ply], evidence, p, changed) -> bool:
+        """Does some ply explain the board after `alternative` and then `later` are played?
+        (The position is restored.)"""
+        cfg = self.config
+        position = self.position
+        pushed = 0
+        try:
+            for ply in [alternative, *later]:
+                if ply not in position.legal_plies:
+                    return False
+                position.push(ply)
+                pushed += 1
+            judge = ChangeJudge(position, evidence, p, changed, self._accepted)
+            return any(
+                j.ply is not None
+                and j.structure <= cfg.structure_ok
+                and j.colour_contradiction <= cfg.match_cost
+                for j in judge.ranked(0)[: cfg.max_considered]
+            )
+        finally:
+            for _ in range(pushed):
+                position.pop()
 
     def _ask(self, ask: Ask) -> list[Decision]:
         self._undecided = None
