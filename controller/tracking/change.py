@@ -31,8 +31,8 @@ CHANGED_ABOVE = 1.7  # change above this: surely changed
 Signatures = Mapping[str, object]
 
 
-def changes(now: Signatures, then: Signatures) -> dict[str, float]:
-    """Change per square between two boards' signatures (squares in both)."""
+def bin_changes(now: Signatures, then: Signatures) -> dict[str, np.ndarray]:
+    """Per square, the change of every bin of its strip (squares in both), drift taken out."""
     names = [name for name in now if name in then]
     if not names:
         return {}
@@ -42,9 +42,12 @@ def changes(now: Signatures, then: Signatures) -> dict[str, float]:
     channels = diff.shape[-1] if diff.ndim >= 2 else 1
     diff = diff.reshape(len(names), -1, channels)
     diff = diff - np.median(diff.reshape(-1, channels), axis=0)
-    d = np.linalg.norm(diff, axis=-1)
-    top = np.sort(d, axis=1)[:, -CHANGE_TOP:]
-    return dict(zip(names, (float(x) for x in top.mean(axis=1)), strict=True))
+    return dict(zip(names, np.linalg.norm(diff, axis=-1), strict=True))
+
+
+def changes(now: Signatures, then: Signatures) -> dict[str, float]:
+    """Change per square between two boards' signatures (squares in both)."""
+    return {n: float(np.sort(d)[-CHANGE_TOP:].mean()) for n, d in bin_changes(now, then).items()}
 
 
 def p_changed(change: float) -> float:

@@ -69,6 +69,8 @@ class TrackerConfig:
     # With appearance signatures: the most the pattern of changed squares may misfit the chosen
     # hypothesis (`by_change`: 2 = one square surely changed that it leaves alone)
     structure_ok: float = 0.9
+    # judged by change, a placement commits only this far ahead of the same square's other kinds
+    kind_margin: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,9 @@ class Tracker:
         if by_change:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
-            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
+            judge = ChangeJudge(
+                self.position, evidence, p, changed, self._accepted
+            )
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction)
@@ -313,6 +317,13 @@ class Tracker:
         self.unmatched_since = None
         self.pending = None
         margin = runner_up - best.cost
+        needed = cfg.commit_margin
+        if by_change and best.ply is not None and best.ply.is_placement and any(
+            h.ply is not None and h.ply.is_placement and h.ply.square == best.ply.square
+            and h.cost - best.cost < cfg.kind_margin
+            for h in below[: cfg.max_considered]
+        ):  # the same square with another kind: the reader's kind calls are its weakest
+            needed = cfg.kind_margin
         # the reader confidently contradicts the best on a square it alters: never commit that
         doubted = best.structure is not None and best.contradiction > cfg.match_cost
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
@@ -335,7 +346,7 @@ class Tracker:
                 why = "the board did not match the game just before"
                 out += self._ask(Ask(close().candidates, why))
                 self._accepted, self._looks = matched
-            elif margin >= cfg.commit_margin and not doubted:
+            elif margin >= needed and not doubted:
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
