@@ -6,8 +6,7 @@ each legal ply, each takeback) alters a set A of squares; it is scored:
 
     structure = sum over s in A      W_ALTERED   * visible(s) * (1 - p[s])   (must have changed)
               + sum over s not in A  W_UNALTERED * discount(s) * p[s]        (must not have)
-    reading   = sum over s in A      clip(gain(now) - gain(then))            (the reader's news)
-    gain(ev)  = cost(after, ev) - cost(before, ev)
+    reading   = sum over s in A      p[s] * clip(cost(after) - cost(before)) (the reader's news)
     cost      = structure + reading
 
 `visible(s)` is 1 when the square's top piece (or emptiness) changes and HEIGHT_ONLY_VISIBLE when
@@ -21,12 +20,13 @@ square whose stack is now tall or standing (`_tall`), in full elsewhere.
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
-relative twice over: how much better the reader likes the square as the hypothesis leaves it than
-as it was, now, less the same at the last match (`then`, the evidence of that board). So "nothing
-happened" pays nothing for the reader, a ply only gains by what the reader saw of it, and a square
-a ply alters out of sight (a stack one piece lower) gains nothing from a height the reader has been
-misreading all along. Colour of a placed piece is fixed by the rules, so among placements on the
-changed square only the kind is the reader's to decide; among spreads, the squares that changed fix
+relative (how much better the reader likes the square as the hypothesis leaves it than as it was),
+so "nothing happened" pays nothing for the reader, and it counts only as far as the square visibly
+changed: a square a ply alters out of sight (a stack one piece lower) gains nothing from a height
+the reader has been misreading all along. (Subtracting the same gain at the last match instead was
+tried: it credits any hypothesis whenever a misread of the old stack goes away.) Colour of a
+placed piece is fixed by the rules, so among placements on the changed square only the kind is the
+reader's to decide; among spreads, the squares that changed fix
 the direction and distance, and the reader's tops and heights on them the drop counts.
 """
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking.evidence import SquareEvidence
-from controller.tracking.scoring import W_COLOR, contradiction, square_cost
+from controller.tracking.scoring import W_COLOR, W_OCCUPIED, contradiction, square_cost
 
 W_ALTERED = 2.0
 W_UNALTERED = 2.0
@@ -48,7 +48,7 @@ NEXT_TO_TALL_READ = 0.4
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
-READING_CLIP = 4.0  # one square's reading never counts for more than this either way
+READING_CLIP = 2.0  # one square's reading never counts for more than this either way
 # What a placement costs before any evidence: players place flats most of the time, and a reader
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
@@ -64,20 +64,27 @@ class Judged:
     cost: float
     structure: float  # how badly the pattern of changed squares fits (0 = perfectly)
     contradiction: float  # how confidently the reader contradicts it on the squares it alters
-    colour_contradiction: float  # the part of it that is about top colours
+    colour_contradiction: float  # the part of it about pieces there or not and top colours
     altered: frozenset[str]
     ply: Ply | None = None
     back: int = 0
 
 
 def colour_contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
-    """How confidently the reader says the top piece of `stack` has the other colour (0: it agrees,
-    is unsure, or sees no piece). A changed square surely of the wrong colour rules a ply out (the
-    tracker's `fits`). The bench's reader does call a light flat dark with full confidence now and
-    then, which then stalls the game; letting such plies through as questions instead was measured
-    (bench seeds 1-9: 68.6 % plies exact but 4 silent errors, against 61.6 % and 1) and not kept."""
-    if not stack or evidence is None or evidence.p_occupied < 0.5:
+    """How confidently the reader says the square is not even roughly what `stack` is: a piece
+    where it wants none or none where it wants one, or a top of the other colour (0: it agrees or
+    is unsure). A changed square contradicted so rules a ply out (the tracker's `fits`); kinds and
+    heights only make a ply asked about. The bench's reader does call a light flat dark with full
+    confidence now and then, which then stalls the game; letting colours through as questions was
+    measured (bench seeds 1-9: 68.6 % plies exact but 4 silent errors, against 61.6 % and 1) and
+    not kept."""
+    if evidence is None:
         return 0.0
+    sure = max(0.0, 2.0 * evidence.p_occupied - 1.0)  # a piece is there
+    if not stack:
+        return W_OCCUPIED * sure
+    if evidence.p_occupied < 0.5:
+        return W_OCCUPIED * max(0.0, 1.0 - 2.0 * evidence.p_occupied)
     p_light = evidence.p_light if stack[-1][0] == WHITE else 1.0 - evidence.p_light
     return W_COLOR * max(0.0, 1.0 - 2.0 * p_light)
 
@@ -101,7 +108,6 @@ class ChangeJudge:
         evidence: Mapping[str, SquareEvidence],
         p_changed: Mapping[str, float],
         reader_moved: set[str] | None = None,
-        then: Mapping[str, SquareEvidence] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -111,7 +117,6 @@ class ChangeJudge:
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
         self.reader_moved = reader_moved or set()
-        self.then = then or {}
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -141,10 +146,7 @@ class ChangeJudge:
             structure += W_ALTERED * visible * (1.0 - self.p.get(sq, 0.0))
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
-            was = self.then.get(sq)
-            if was is not None:
-                gain -= square_cost(new, was) - square_cost(old, was)
-            reading += max(-READING_CLIP, min(READING_CLIP, gain))
+            reading += self.p.get(sq, 0.0) * max(-READING_CLIP, min(READING_CLIP, gain))
             contra += contradiction(new, ev)
             colours += colour_contradiction(new, ev)
         for sq, p in self.moved.items():

@@ -255,9 +255,7 @@ class Tracker:
         if by_change:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
-            judge = ChangeJudge(
-                self.position, evidence, p, changed, self._accepted
-            )
+            judge = ChangeJudge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction)
@@ -333,7 +331,7 @@ class Tracker:
             alike = [
                 h for h in [best, *below]
                 if h.ply is not None and (
-                    h.cost - best.cost < cfg.commit_margin
+                    h.cost - best.cost < needed
                     or (doubted and h.structure is not None and h.structure <= cfg.structure_ok))
             ]  # fmt: skip
             return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
@@ -414,7 +412,7 @@ class Tracker:
                     return False
                 position.push(ply)
                 pushed += 1
-            judge = ChangeJudge(position, evidence, p, changed, self._accepted)
+            judge = ChangeJudge(position, evidence, p, changed)
             return any(
                 j.ply is not None
                 and j.structure <= cfg.structure_ok
