@@ -33,6 +33,6 @@ def test_a_placed_piece_changes_its_square_and_noise_changes_nothing(seed, size,
     still = change(again, then)
     assert max(still.values()) < 0.7  # tracking's "surely not changed"
     placed = change(now, then)
-X
+    assert placed["c3"] > 1.7  # tracking's "surely changed"
     far = [n for n in names if abs(ord(n[0]) - ord("c")) > 1 or abs(int(n[1:]) - 3) > 1]
     assert max(placed[n] for n in far) < 0.7
