@@ -53,6 +53,7 @@ from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
+OCCUPANCY_FLIP = 0.9  # the reader this sure of a piece there and not there (in either order)
 REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
 
 
@@ -235,6 +236,22 @@ class Tracker:
             for ply in reversed(popped):
                 position.push(ply)
 
+    def _occupancy_flips(self, evidence: Mapping[str, SquareEvidence]) -> list[str]:
+        """Squares the reader surely saw a piece come to or go from since the last match."""
+        if self._accepted is None:
+            return []
+        sure = OCCUPANCY_FLIP
+        out = []
+        for sq, ev in evidence.items():
+            was = self._accepted.get(sq)
+            if was is None:
+                continue
+            came = min(ev.p_occupied, 1 - was.p_occupied)
+            went = min(1 - ev.p_occupied, was.p_occupied)
+            if max(came, went) >= sure:
+                out.append(sq)
+        return out
+
     def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
         """Squares whose reading changed since the board last matched the game (None: unknown)."""
         if self._accepted is None:
@@ -255,6 +272,10 @@ class Tracker:
         if by_change:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
+            # A light flat on light wood, seen from straight above, barely changes a square's
+            # colours; the reader still sees a piece come or go: that counts as a change too.
+            for sq in self._occupancy_flips(evidence):
+                p[sq] = 1.0
             judge = ChangeJudge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
