@@ -35,6 +35,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from controller.tak import Ply, Position
 from controller.tracking.by_change import ChangeJudge
 from controller.tracking.change import changes, p_changed
@@ -54,6 +56,8 @@ from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReadin
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
 OCCUPANCY_FLIP = 0.9  # the reader this sure of a piece there and not there (in either order)
+FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
+FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
 REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
 
 
@@ -273,9 +277,13 @@ class Tracker:
             self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
             p = {sq: p_changed(c) for sq, c in self.changes.items()}
             # A light flat on light wood, seen from straight above, barely changes a square's
-            # colours; the reader still sees a piece come or go: that counts as a change too.
+            # colours (0.46 on bench seed 23, the other squares 0.05): when the reader surely saw
+            # a piece come or go there and the look changed well above this board's noise, that
+            # is a change. (A phantom the reader starts seeing on an untouched square is not.)
+            floor = float(np.median(list(self.changes.values()))) if self.changes else 0.0
             for sq in self._occupancy_flips(evidence):
-                p[sq] = 1.0
+                if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
+                    p[sq] = 1.0
             judge = ChangeJudge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,

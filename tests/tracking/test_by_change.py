@@ -192,3 +192,19 @@ def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candida
     camera.board(truth, 1.0)
     assert camera.tracker.position.tps() == truth.tps()
     assert committed(camera.log)[-2:] == ["c2", "c3-"]
+
+
+def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
+    # a light flat on light wood, seen from straight above: its colours differ from the bare
+    # square's by a little more than the noise only; the reader is sure a piece is there now
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    bare = camera.reading(truth.stacks()).appearance["c3"]
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    faint = replace(reading, appearance={**reading.appearance, "c3": bare + np.float32(0.6)})
+    camera.feed(faint, 1.2)
+    assert committed(camera.log) == ["a1", "e5", "c3"]
