@@ -78,7 +78,9 @@ class SyntheticReader:
     def read(self, shot: Shot):
         if shot.hand is not None:
             return hand_reading(self.size)
-        return noisy(scene_reading(self.size, shot.stacks), self.rng, misread=0.03)
+        # with appearance signatures, as the real reader gives them (`synthetic.signature`)
+        reading = scene_reading(self.size, shot.stacks, appearance=True)
+        return noisy(reading, self.rng, misread=0.03)
 
 
 def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int, int] | None,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision import geometry
+from vision import appearance, geometry
 from vision.calibration import Calibration, square_features
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
@@ -380,10 +380,11 @@ class BoardReader:
                 "no empty-board model (no --reference): read against the wood around the grid, "
                 "no hand check"
             )
+        signatures = appearance.signatures(model.t, profile)  # what changed is judged on these
         return BoardReading(
             size=self.size, board_found=True, occluded=occluded, moving=moving,
             confidence=confidence, relocalised=relocalised, squares=squares, reason=why,
-            timings_ms=timings,
+            timings_ms=timings, appearance=dict(zip(model.names, signatures, strict=True)),
         )  # fmt: skip
 
     def _illumination(self, empty: np.ndarray) -> np.ndarray:

@@ -90,6 +90,7 @@ class Recorder:
     events: list[Event] = field(default_factory=list)
     result: str | None = None
     frames: int = 0
+    _taken: list[PlyNote] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         position = Position(self.size, komi=self.komi)
@@ -118,11 +119,17 @@ class Recorder:
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
-            for follow in self.tracker.accept(best.ply):
+            follows = self.tracker.accept(best.ply)
+            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
+            for follow in follows[1:]:
+                if isinstance(follow, Commit):  # plies played again after a revised one
+                    taken = self._taken.pop(0) if self._taken else None
+                    self._write(taken if taken and taken.ply == follow.ply else PlyNote(follow.ply))
+                    events.append(Event(event.frame, event.t, follow))
                 if isinstance(follow, GameOver):
                     events.append(Event(event.frame, event.t, follow))
-            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
         elif isinstance(decision, Takeback):
+            self._taken = self.notes[-decision.n :][1:]  # may be played again (a revised ply)
             del self.notes[-decision.n :]
             if self.journal is not None and self.game_id is not None:
                 self.journal.undo_plies(self.game_id, decision.n)

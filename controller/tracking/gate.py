@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.tracking.change import CHANGED_ABOVE, changes, mean_signatures
 from controller.tracking.evidence import SquareEvidence, average, board_evidence, differs
 
 DEFAULT_HOLD_S = 0.6
+# Appearance signatures are averaged over only the newest few frames: enough to take the sensor
+# noise down, short enough that a change of light on a still board (LEDs lit after a commit) is
+# soon part of the reference that the next ply is compared against.
+APPEARANCE_FRAMES = 4
 
 
 @dataclass
@@ -32,6 +37,8 @@ class StableReading:
     at: float  # timestamp of the latest frame
     frames: int
     fresh: bool  # True on the first frame the window counts as stable
+    # mean appearance signature per square over the newest frames (None: the reader gives none)
+    appearance: dict | None = None
 
 
 @dataclass
@@ -39,12 +46,14 @@ class StabilityGate:
     hold_s: float = DEFAULT_HOLD_S
     max_frames: int = 15  # averaging window cap (the newest frames)
     _window: list[dict[str, SquareEvidence]] = field(default_factory=list)
+    _looks: list = field(default_factory=list)  # appearance signatures of the same frames
     _since: float | None = None
     _announced: bool = False
     last_reason: str = ""
 
     def reset(self, reason: str) -> None:
         self._window.clear()
+        self._looks.clear()
         self._since = None
         self._announced = False
         self.last_reason = reason
@@ -60,17 +69,20 @@ class StabilityGate:
         if reading.moving:
             self.reset("motion")
             return None
+        if getattr(reading, "relocalised", False):
+            self.reset("camera moved")  # the frames before show the board from elsewhere
         evidence = board_evidence(reading)
+        looks = getattr(reading, "appearance", None)
         if self._window:
             previous = self._window[-1]
-            if evidence.keys() != previous.keys() or any(
-                differs(evidence[name], previous[name]) for name in evidence
-            ):
+            if evidence.keys() != previous.keys() or self._changed(evidence, looks):
                 self.reset("board changed")
         if self._since is None:
             self._since = t
         self._window.append(evidence)
         del self._window[: -self.max_frames]
+        self._looks.append(looks)
+        del self._looks[:-APPEARANCE_FRAMES]
         if t - self._since + 1e-9 < self.hold_s:
             self.last_reason = "waiting for the board to hold still"
             return None
@@ -83,4 +95,19 @@ class StabilityGate:
             at=t,
             frames=len(self._window),
             fresh=fresh,
+            appearance=mean_signatures(self._looks),
         )
+
+    def _changed(self, evidence: dict[str, SquareEvidence], looks) -> bool:
+        """Did the board change since the previous frame?
+
+        With appearance signatures, by what the squares look like: the reader's answers may
+        flicker on a square nobody touched (a flat read as a capstone one frame in three), which
+        would hold the gate shut for as long as the flicker lasts. Without, by the reader's
+        confident answers (`differs`).
+        """
+        before = self._looks[-1] if self._looks else None
+        if looks is not None and before is not None:
+            return max(changes(looks, before).values(), default=0.0) >= CHANGED_ABOVE
+        previous = self._window[-1]
+        return any(differs(evidence[name], previous[name]) for name in evidence)

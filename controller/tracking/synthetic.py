@@ -7,7 +7,11 @@ For tests and tools that exercise tracking without rendering pictures. The real 
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
 
 from controller.tak import CAP, WALL, WHITE, Position
 from vision.reading import BoardReading, SquareReading
@@ -27,8 +31,12 @@ def stacks_reading(
     *,
     height_confidence: float = 0.9,
     confidence: float = 0.97,
+    appearance: bool = False,
 ) -> BoardReading:
-    """A clean reading of a board given as `{square: ((player, stone), ...)}` bottom -> top."""
+    """A clean reading of a board given as `{square: ((player, stone), ...)}` bottom -> top.
+
+    `appearance`: also give every square a signature (`signature`), as the real reader does.
+    """
     squares: dict[str, SquareReading] = {}
     for name in square_names(size):
         stack = stacks.get(name, ())
@@ -48,7 +56,30 @@ def stacks_reading(
             kind_confidence=confidence,
             height_confidence=height_confidence,
         )
-    return BoardReading(size=size, board_found=True, confidence=confidence, squares=squares)
+    looks = {n: signature(n, stacks.get(n, ())) for n in squares} if appearance else None
+    return BoardReading(size=size, board_found=True, confidence=confidence, squares=squares,
+                        appearance=looks)  # fmt: skip
+
+
+SIGNATURE_BINS = 8  # like vision.appearance's
+
+
+def signature(square: str, stack) -> np.ndarray:
+    """A made-up appearance signature of `stack` on `square` ([bins, 3], vision's units): the same
+    stack always looks the same, any other stack visibly different (distance of several units)."""
+    rng = np.random.default_rng(zlib.crc32(f"{square}:{tuple(stack)}".encode()))
+    return rng.uniform(0.0, 8.0, (SIGNATURE_BINS, 3)).astype(np.float32)
+
+
+def with_appearance_noise(reading: BoardReading, rng: random.Random, sigma: float = 0.05,
+                          *, light: float = 0.0) -> BoardReading:  # fmt: skip
+    """The same reading with sensor noise (and a change of light `light`) on its signatures."""
+    if reading.appearance is None:
+        return reading
+    gen = np.random.default_rng(rng.getrandbits(32))
+    looks = {n: s + light + gen.normal(0.0, sigma, s.shape).astype(np.float32)
+             for n, s in reading.appearance.items()}  # fmt: skip
+    return replace(reading, appearance=looks)
 
 
 def scene_reading(
@@ -112,5 +143,8 @@ def noisy(reading: BoardReading, rng: random.Random, *, misread: float = 0.05) -
             confidence=min(color_conf, kind_conf, height_conf, wobble),
             empty_confidence=wobble, color_confidence=color_conf, kind_confidence=kind_conf,
             height_confidence=height_conf)
-    return BoardReading(size=reading.size, board_found=True, confidence=reading.confidence,
-                        squares=squares)
+    return with_appearance_noise(
+        BoardReading(size=reading.size, board_found=True, confidence=reading.confidence,
+                     squares=squares, appearance=reading.appearance),
+        rng,
+    )  # fmt: skip

@@ -35,7 +35,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from controller.tak import Ply, Position
+from controller.tracking.by_change import ChangeJudge
+from controller.tracking.change import changes, p_changed
 from controller.tracking.decisions import (
     Ask,
     Candidate,
@@ -51,6 +55,11 @@ from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
+OCCUPANCY_FLIP = 0.9  # the reader this sure of a piece there and not there (in either order)
+FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
+FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
+REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
+
 
 @dataclass(frozen=True)
 class TrackerConfig:
@@ -62,6 +71,11 @@ class TrackerConfig:
     max_candidates: int = 4  # at most this many plies in an Ask
     max_considered: int = 8  # the best-scored hypotheses checked for contradictions
     ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
+    # With appearance signatures: the most the pattern of changed squares may misfit the chosen
+    # hypothesis (`by_change`: 2 = one square surely changed that it leaves alone)
+    structure_ok: float = 0.9
+    # judged by change, a placement commits only this far ahead of the same square's other kinds
+    kind_margin: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +85,10 @@ class Hypothesis:
     cost: float
     ply: Ply | None = None
     back: int = 0
+    # judged by change (`by_change.py`); None when judged on the reader's answers alone
+    structure: float | None = None
+    contradiction: float = 0.0
+    colour_contradiction: float = 0.0
 
     def describe(self) -> str:
         if self.ply is not None:
@@ -103,7 +121,18 @@ class Tracker:
         self._undecided: Ask | None = None  # a close call waiting for more still frames
         # the evidence of the last still board that matched the game (what "changed" is against)
         self._accepted: dict[str, SquareEvidence] | None = None
-        self._accepted_before: dict[str, SquareEvidence] | None = None  # for `retract`
+        # ... and its appearance signatures (None: none yet, or the camera moved since)
+        self._looks: dict | None = None
+        self._undecided_matched: tuple = (None, None)  # the board a close call was made on
+        # recent plies that were asked about: (number, the other candidates), for `_revise`
+        self._asked: list[tuple[int, list[Ply]]] = []
+        self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
+        self._reevaluate = False  # judge the still board again once the pending Ask is answered
+        self.changes: dict[str, float] = {}  # change per square at the last evaluation
+        # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
+        # ply the service refused (see `retract`)
+        self._before_commit: tuple = (None, None)
+        self._refused = False
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -113,13 +142,24 @@ class Tracker:
         """Feed one frame's reading taken at time `t` (seconds); returns what it decided."""
         if self.state == "over":
             return []
+        if getattr(reading, "relocalised", False):
+            self._looks = None  # the camera moved: its pixels are not the ones kept
         stable = self.gate.feed(reading, t)
         if stable is None:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
+                self._accepted, self._looks = self._undecided_matched
                 return self._ask(self._undecided)
             return []
-        if stable.fresh or self._undecided is not None:
+        if stable.fresh or self._undecided is not None or (
+            self._reevaluate and self.state == "tracking"
+        ):
+            self._reevaluate = False
+            self._refused = False
             return self._evaluate(stable)
+        if (self.state == "tracking" and self._looks is not None and stable.appearance is not None
+                and not self._refused):
+            # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
+            self._accepted, self._looks = dict(stable.evidence), stable.appearance
         if (
             self.state == "illegal"
             and self.unmatched_since is not None
@@ -130,18 +170,29 @@ class Tracker:
 
     def accept(self, ply: Ply) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position."""
+        asked = self.pending
         played = self.position.play(ply)
         self.pending = None
         self.state = "tracking"
+        others = [c.ply for c in asked.candidates if c.ply != played] if asked else []
+        if others:
+            self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
+        # a revised ply: the plies recorded after it are played again on top of the answer
+        for later in self._replay:
+            again = self.position.play(later)
+            out.append(Commit(again, 0.0, self.position.ply_count))
+        self._replay = []
         return out + self._game_over()
 
     def retract(self) -> None:
         """Undo the last `Commit` as if it had not been seen (the service refused it: not the
         computer's ply). The board still shows it; nothing is judged again until the board
-        changes, and a change is then judged against the position and board from before."""
+        changes, and a change is then judged against the position and the board from before
+        (the refused board is not taken as the new reference while it stands)."""
         self.position.pop()
-        self._accepted = self._accepted_before
+        self._accepted, self._looks = self._before_commit
+        self._refused = True
         self.state = "tracking" if self.position.outcome() is None else "over"
 
     @property
@@ -205,6 +256,22 @@ class Tracker:
             for ply in reversed(popped):
                 position.push(ply)
 
+    def _occupancy_flips(self, evidence: Mapping[str, SquareEvidence]) -> list[str]:
+        """Squares the reader surely saw a piece come to or go from since the last match."""
+        if self._accepted is None:
+            return []
+        sure = OCCUPANCY_FLIP
+        out = []
+        for sq, ev in evidence.items():
+            was = self._accepted.get(sq)
+            if was is None:
+                continue
+            came = min(ev.p_occupied, 1 - was.p_occupied)
+            went = min(1 - ev.p_occupied, was.p_occupied)
+            if max(came, went) >= sure:
+                out.append(sq)
+        return out
+
     def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
         """Squares whose reading changed since the board last matched the game (None: unknown)."""
         if self._accepted is None:
@@ -219,22 +286,59 @@ class Tracker:
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
-        ranked = self._rank(evidence)
-        evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
-        self.last = evaluation
         cfg = self.config
         changed = self._changed(evidence)
-        # The best hypothesis the board does not confidently contradict. One ranked above it was
-        # contradicted (a square surely occupied where it wants none, a colour surely wrong): a
-        # misread height may make such a one cheap, but it cannot be what happened.
-        chosen = next(
-            (i for i, h in enumerate(ranked[: cfg.max_considered])
-             if self._mismatch(h, evidence, changed) <= cfg.match_cost),
-            None,
-        )  # fmt: skip
+        by_change = self._looks is not None and stable.appearance is not None
+        if by_change:
+            self.changes = changes(stable.appearance, self._looks)  # type: ignore[arg-type]
+            p = {sq: p_changed(c) for sq, c in self.changes.items()}
+            # A light flat on light wood, seen from straight above, barely changes a square's
+            # colours (0.46 on bench seed 23, the other squares 0.05): when the reader surely saw
+            # a piece come or go there and the look changed well above this board's noise, that
+            # is a change. (A phantom the reader starts seeing on an untouched square is not.)
+            floor = float(np.median(list(self.changes.values()))) if self.changes else 0.0
+            for sq in self._occupancy_flips(evidence):
+                if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
+                    p[sq] = 1.0
+            judge = ChangeJudge(self.position, evidence, p, changed)
+            ranked = [
+                Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
+                           j.colour_contradiction)
+                for j in judge.ranked(cfg.takeback_depth)
+            ]
+        else:
+            self.changes = {}
+            ranked = self._rank(evidence)
+        evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
+        self.last = evaluation
+        def fits(h: Hypothesis) -> bool:
+            # Judged by change: the pattern of changed squares must fit it (the reader's answers
+            # on those squares only rank). Otherwise, the best hypothesis the board does not
+            # confidently contradict: one ranked above it was contradicted (a square surely
+            # occupied where it wants none, a colour surely wrong); a misread height may make
+            # such a one cheap, but it cannot be what happened.
+            if h.structure is not None:
+                return h.structure <= cfg.structure_ok and h.colour_contradiction <= cfg.match_cost
+            return self._mismatch(h, evidence, changed) <= cfg.match_cost
+
+        chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
+        if chosen is None and by_change and self.state in ("illegal", "desync"):
+            # A board put back by hand is rarely put back to the pixel: the reader may judge it.
+            same = Hypothesis(sum(square_costs(self.position, evidence).values()))
+            if self._mismatch(same, evidence, changed) <= cfg.match_cost:
+                ranked, chosen = [same], 0
+        if chosen is None and by_change and self.state == "tracking":
+            revised = self._revise(evidence, p, changed)
+            if revised:
+                evaluation.decisions = revised
+                return revised
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
-            evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
+            if by_change:  # the squares that changed (the reader may be wrong on the others)
+                moved = sorted(sq for sq, c in self.changes.items() if p_changed(c) >= 0.5)
+                evaluation.wrong = moved or wrong
+            else:
+                evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
             if self.state == "desync":
@@ -249,7 +353,6 @@ class Tracker:
         best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
-        self._accepted_before, self._accepted = self._accepted, dict(evidence)
         after_unmatched = self.state in ("illegal", "desync")
         if after_unmatched:
             out.append(Resynced())
@@ -257,38 +360,114 @@ class Tracker:
         self.unmatched_since = None
         self.pending = None
         margin = runner_up - best.cost
+        needed = cfg.commit_margin
+        if by_change and best.ply is not None and best.ply.is_placement and any(
+            h.ply is not None and h.ply.is_placement and h.ply.square == best.ply.square
+            and h.cost - best.cost < cfg.kind_margin
+            for h in below[: cfg.max_considered]
+        ):  # the same square with another kind: the reader's kind calls are its weakest
+            needed = cfg.kind_margin
+        # the reader confidently contradicts the best on a square it alters: never commit that
+        doubted = best.structure is not None and best.contradiction > cfg.match_cost
+        matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
+
+        def close() -> Ask:
+            """The plies that explain the board about as well as the best, best first."""
+            alike = [
+                h for h in [best, *below]
+                if h.ply is not None and (
+                    h.cost - best.cost < needed
+                    or (doubted and h.structure is not None and h.structure <= cfg.structure_ok))
+            ]  # fmt: skip
+            return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
 
         if best.ply is not None:
             if after_unmatched:
                 # The board was unreadable or wrong before this: a ply may have been made then and
                 # missed, and the board may show two plies that happen to look like one. Never
                 # commit that quietly.
-                out += self._ask(Ask(
-                    tuple(Candidate(h.ply, h.cost) for h in [best, *below]
-                          if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                          )[: cfg.max_candidates],
-                    reason="the board did not match the game just before",
-                ))  # fmt: skip
-            elif margin >= cfg.commit_margin:
+                why = "the board did not match the game just before"
+                out += self._ask(Ask(close().candidates, why))
+                self._accepted, self._looks = matched
+            elif margin >= needed and not doubted:
+                self._before_commit = (self._accepted, self._looks)
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
+                self._accepted, self._looks = matched
+            elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
+                self._undecided = close()  # more frames average the noise out; judge again
+                self._undecided_matched = matched
             else:
-                close = Ask(tuple(
-                    Candidate(h.ply, h.cost)
-                    for h in [best, *below]
-                    if h.ply is not None and h.cost - best.cost < cfg.commit_margin
-                )[: cfg.max_candidates])  # fmt: skip
-                if stable.at - stable.since + 1e-9 < cfg.ask_after_s:
-                    self._undecided = close  # more frames average the noise out; judge again
-                else:
-                    out += self._ask(close)
-        elif best.back and margin >= cfg.commit_margin:
-            for _ in range(best.back):
-                self.position.pop()
-            out.append(Takeback(best.back))
+                out += self._ask(close())
+                self._accepted, self._looks = matched
+        elif best.back:
+            if margin >= cfg.commit_margin and not doubted:
+                for _ in range(best.back):
+                    self.position.pop()
+                out.append(Takeback(best.back))
+                self._accepted, self._looks = matched
+        else:
+            # nothing happened: this is the board to compare the next one to
+            self._accepted, self._looks = matched
         evaluation.decisions = out
         return out
+
+    def _revise(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply, and a recent ply was a close call: would another candidate of
+        that call (with the plies since played on top of it) explain the board? A flat taken for a
+        wall shows when a stack is later spread over it. Then the plies back to that one are taken
+        back, it is asked about again with the candidate that fits first, and once that is answered
+        the plies since are played again and the board is judged again.
+        """
+        position = self.position
+        self._asked = [(n, o) for n, o in self._asked
+                       if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
+        for number, others in reversed(self._asked):
+            back = position.ply_count - number + 1
+            popped = [position.pop() for _ in range(back)][::-1]  # oldest first
+            original, later = popped[0], popped[1:]
+            try:
+                for alternative in others:
+                    if self._fits_after(alternative, later, evidence, p, changed):
+                        self._asked = [(n, o) for n, o in self._asked if n < number]
+                        self._replay = later
+                        self._reevaluate = True
+                        ask = Ask(
+                            (Candidate(alternative, 0.0), Candidate(original, 0.0)),
+                            reason=f"ply {number} revised: a later board fits only this one",
+                        )
+                        return [Takeback(back), *self._ask(ask)]
+            except BaseException:
+                for ply in popped:
+                    position.push(ply)
+                raise
+            for ply in popped:
+                position.push(ply)
+        return []
+
+    def _fits_after(self, alternative: Ply, later: list[Ply], evidence, p, changed) -> bool:
+        """Does some ply explain the board after `alternative` and then `later` are played?
+        (The position is restored.)"""
+        cfg = self.config
+        position = self.position
+        pushed = 0
+        try:
+            for ply in [alternative, *later]:
+                if ply not in position.legal_plies:
+                    return False
+                position.push(ply)
+                pushed += 1
+            judge = ChangeJudge(position, evidence, p, changed)
+            return any(
+                j.ply is not None
+                and j.structure <= cfg.structure_ok
+                and j.colour_contradiction <= cfg.match_cost
+                for j in judge.ranked(0)[: cfg.max_considered]
+            )
+        finally:
+            for _ in range(pushed):
+                position.pop()
 
     def _ask(self, ask: Ask) -> list[Decision]:
         self._undecided = None
@@ -305,6 +484,7 @@ class Tracker:
         self.last = Evaluation(stable.at, stable.since, evidence, [same])
         if self._mismatch(same, evidence) <= self.config.match_cost:
             self._accepted = dict(evidence)
+            self._looks = stable.appearance
             self.state = "tracking"
             self.unmatched_since = None
             self.last.decisions = [Resynced()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -111,3 +112,37 @@ def test_debug_writer_draws_the_frames_around_a_decision(tmp_path):
     green = (drawn[:, :, 1] > 180) & (drawn[:, :, 0] < 90) & (drawn[:, :, 2] < 90)
     assert green.sum() > 200  # the committed square outlined in green
     assert not np.array_equal(drawn, frames[6])
+
+
+class MisreadingReader(ShotReader):
+    """The true board with appearance signatures, except that while `done` plies are on the board
+    the reader takes `square` for a light wall, 80 % sure."""
+
+    def __init__(self, size: int, done: int, square: str) -> None:
+        super().__init__(size, 0.9)
+        self.done, self.square = done, square
+
+    def read(self, shot):
+        if shot.hand is not None:
+            return hand_reading(self.size)
+        reading = scene_reading(self.size, shot.stacks, appearance=True)
+        if shot.done == self.done:
+            squares = dict(reading.squares)
+            squares[self.square] = replace(squares[self.square], color="dark", kind="wall",
+                                           kind_confidence=0.8, confidence=0.8)  # fmt: skip
+            reading = replace(reading, squares=squares)
+        return reading
+
+
+def test_a_ply_revised_by_a_later_board_is_rewritten_once_and_marked():
+    plies = ["a1", "e5", "c3", "c2", "c3-", "a5"]
+    recorder = Recorder(5, MisreadingReader(5, done=4, square="c2"))
+    for k, shot in enumerate(timeline(5, [Ply.from_ptn(p) for p in plies], random.Random(3))):
+        recorder.feed(shot, k / 5)
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == plies  # c2 first recorded as Sc2?, then revised
+    assert [m.annotation for m in game.moves] == ["", "", "", "?", "", ""]
+    said = [e.describe() for e in recorder.events]
+    assert "unsure between Sc2, Cc2, c2: recorded Sc2?" in said  # the reader's wall, asked about
+    assert "takeback of 1 ply" in said  # c3- fits only a flat on c2: taken back, asked again
+    assert any("recorded c2?" in line and "revised" in line for line in said)

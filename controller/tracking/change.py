@@ -1,0 +1,64 @@
+"""Which squares CHANGED between two still boards, from vision's appearance signatures.
+
+The reader's absolute answers are sometimes wrong the same way frame after frame (a phantom stack,
+a flat read as a wall): scored as absolute truth, one such square contradicts every hypothesis and
+stalls the game. What changed between the last board that matched the game and the board now is
+far more reliable, and it is what camera chess recorders judge moves by. vision gives, per square,
+a signature (`vision.appearance`: log brightness along the square's strip, in units where ~1 is a
+visible difference); this module turns two of them into a change per square and a probability that
+the square really changed. Duck-typed: a signature is anything numpy can subtract.
+
+    change[s] = mean of the CHANGE_TOP largest per-bin colour distances of (now - then), after the
+                board-wide median shift is taken out (the room's light drifting, the exposure)
+
+The same comparison as `vision.appearance.changes` (tracking may not import vision; a test checks
+that the two agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+CHANGE_TOP = 3
+# Measured on the real renderer + reader (bench/record.py seeds 2-5, consecutive still boards):
+# squares nobody touched 0.04-0.2 typically, 0.66 at most away from the ply; next to a square the
+# ply altered up to 3.5 (its strip runs over the neighbour); squares a ply altered 3.2-20.
+UNCHANGED_BELOW = 0.7  # change below this: surely not changed
+CHANGED_ABOVE = 1.7  # change above this: surely changed
+
+Signatures = Mapping[str, object]
+
+
+def bin_changes(now: Signatures, then: Signatures) -> dict[str, np.ndarray]:
+    """Per square, the change of every bin of its strip (squares in both), drift taken out."""
+    names = [name for name in now if name in then]
+    if not names:
+        return {}
+    diff = np.stack([np.asarray(now[n], np.float32) for n in names]) - np.stack(
+        [np.asarray(then[n], np.float32) for n in names]
+    )
+    channels = diff.shape[-1] if diff.ndim >= 2 else 1
+    diff = diff.reshape(len(names), -1, channels)
+    diff = diff - np.median(diff.reshape(-1, channels), axis=0)
+    return dict(zip(names, np.linalg.norm(diff, axis=-1), strict=True))
+
+
+def changes(now: Signatures, then: Signatures) -> dict[str, float]:
+    """Change per square between two boards' signatures (squares in both)."""
+    return {n: float(np.sort(d)[-CHANGE_TOP:].mean()) for n, d in bin_changes(now, then).items()}
+
+
+def p_changed(change: float) -> float:
+    """How sure a change is real: 0 below `UNCHANGED_BELOW`, 1 above `CHANGED_ABOVE`."""
+    return min(1.0, max(0.0, (change - UNCHANGED_BELOW) / (CHANGED_ABOVE - UNCHANGED_BELOW)))
+
+
+def mean_signatures(frames: Iterable[Signatures]) -> dict[str, np.ndarray] | None:
+    """Mean signature per square over several frames (None when a frame has none)."""
+    frames = list(frames)
+    if not frames or any(f is None for f in frames):
+        return None
+    names = [n for n in frames[0] if all(n in f for f in frames)]
+    return {n: np.mean([np.asarray(f[n], np.float32) for f in frames], axis=0) for n in names}

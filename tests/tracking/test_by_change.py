@@ -1,0 +1,210 @@
+"""Judging plies by which squares CHANGED (appearance signatures), reading by reading at 5 fps."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from controller.tak import BLACK, FLAT, WALL, WHITE, Ply, Position
+from controller.tracking import Ask, Commit, Illegal, Takeback, Tracker, TrackerConfig
+from controller.tracking.change import changes, p_changed
+from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
+
+FPS = 5
+DT = 1 / FPS
+
+
+class Camera:
+    """A tracker fed like the real reader does: signatures on every still board, and `misread`
+    (square -> what the reader wrongly says is there) applied to the reader's answers only."""
+
+    def __init__(self, position: Position, seed: int = 1, **config) -> None:
+        self.tracker = Tracker(position, TrackerConfig(**config))
+        self.size = position.size
+        self.rng = random.Random(seed)
+        self.t = 0.0
+        self.misread: dict[str, tuple] = {}
+        self.light = 0.0  # the room's light, in signature units (drifts)
+        self.log: list = []
+
+    def reading(self, stacks, **kwargs):
+        """A clean reading of `stacks` (noise and the room's light are added frame by frame)."""
+        truth = stacks_reading(self.size, stacks, appearance=True, **kwargs)
+        if self.misread:
+            wrong = stacks_reading(self.size, {**stacks, **self.misread})
+            squares = {**truth.squares, **{sq: wrong.squares[sq] for sq in self.misread}}
+            truth = replace(truth, squares=squares)
+        return truth
+
+    def feed(self, reading, seconds: float, *, drift: float = 0.0) -> list:
+        out = []
+        for _ in range(round(seconds * FPS)):
+            self.light += drift * DT
+            frame = with_appearance_noise(reading, self.rng, light=self.light)
+            for decision in self.tracker.step(frame, self.t):
+                out.append(decision)
+                self.log.append(decision)
+                if isinstance(decision, Ask):  # offline: keep the best, as the recorder does
+                    self.log += self.tracker.accept(decision.candidates[0].ply)
+            self.t += DT
+        return out
+
+    def board(self, stacks, seconds: float = 1.2, **kwargs) -> list:
+        stacks = stacks.stacks() if isinstance(stacks, Position) else stacks
+        return self.feed(self.reading(stacks, **kwargs), seconds)
+
+    def play(self, truth: Position, ptn: str, **kwargs) -> list:
+        truth.play(Ply.from_ptn(ptn))
+        self.feed(hand_reading(self.size), 0.6)
+        return self.board(truth, **kwargs)
+
+
+def committed(log) -> list[str]:
+    return [d.ply.ptn() for d in log if isinstance(d, Commit)]
+
+
+def test_tracking_and_vision_compare_signatures_the_same_way():
+    from vision import appearance
+
+    rng = np.random.default_rng(3)
+    then = rng.normal(10.0, 2.0, (25, appearance.BINS, 3)).astype(np.float32)
+    now = then + 0.4 + rng.normal(0.0, 0.05, then.shape).astype(np.float32)  # light + noise
+    now[7, 2:5] += 3.0  # one square visibly changed on three bins
+    names = [f"s{i}" for i in range(25)]
+    ours = changes(dict(zip(names, now, strict=True)), dict(zip(names, then, strict=True)))
+    theirs = appearance.changes(now, then)
+    assert [ours[n] for n in names] == pytest.approx(list(theirs), abs=1e-5)
+    assert p_changed(ours["s7"]) == 1.0
+    assert max(p_changed(ours[n]) for n in names if n != "s7") == 0.0
+
+
+def test_a_square_misread_all_along_never_stalls_the_game():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    # from now on the reader sees a tall dark stack on empty c3, and a wall where a1's flat is
+    camera.misread = {"c3": ((BLACK, FLAT),) * 4, "a1": ((BLACK, WALL),)}
+    camera.feed(hand_reading(5), 0.6)
+    camera.board(truth, 2.0)
+    for ptn in ("d4", "b2", "e5<"):
+        assert not [d for d in camera.play(truth, ptn) if isinstance(d, Illegal)]
+    assert committed(camera.log) == ["a1", "e5", "d4", "b2", "e5<"]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_without_signatures_the_same_misread_stalls_the_game():
+    # the control for the test above: on the reader's answers alone, a phantom that appears on
+    # an untouched square contradicts every hypothesis
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.misread = {"c3": ((BLACK, FLAT),) * 4}
+    truth.play(Ply.from_ptn("e5"))
+    reading = replace(camera.reading(truth.stacks()), appearance=None)
+    camera.feed(hand_reading(5), 0.6)
+    assert [type(d) for d in camera.feed(reading, 1.2)] == [Illegal]
+
+
+def test_light_drifting_on_a_still_board_is_not_a_change():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    # the room darkens steadily by 2 units a second (a signature unit is a visible difference)
+    assert camera.feed(camera.reading(truth.stacks()), 6.0, drift=-2.0) == []
+    assert committed(camera.play(truth, "e5")) == ["e5"]
+
+
+def test_a_square_that_changed_with_no_ply_to_explain_it_is_illegal():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    moved = dict(truth.stacks())
+    moved["a1"] = ((BLACK, WALL),)  # someone stood a1's flat up: no ply does that
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.board(moved, 1.0) == [Illegal(("a1",))]
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.board(truth, 1.0)[0].__class__.__name__ == "Resynced"
+    camera.play(truth, "c3")
+    assert committed(camera.log) == ["a1", "e5", "c3"]
+
+
+def test_camera_bumped_takes_the_signatures_again():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    # the camera moved: every square's pixels are other pixels now
+    bumped = camera.reading(truth.stacks())
+    shifted = {sq: s + np.float32(3.0 * ((i % 3) - 1)) for i, (sq, s) in
+               enumerate(bumped.appearance.items())}  # fmt: skip
+    first = replace(bumped, appearance=shifted, relocalised=True)
+    later = replace(bumped, appearance=shifted)
+    assert camera.feed(first, DT) + camera.feed(later, 1.4) == []  # nothing to report
+    truth.play(Ply.from_ptn("e5"))
+    camera.feed(hand_reading(5), 0.6)
+    after = camera.reading(truth.stacks())
+    after = replace(after, appearance={sq: s + shifted[sq] - bumped.appearance[sq]
+                                       for sq, s in after.appearance.items()})  # fmt: skip
+    assert committed(camera.feed(after, 1.2)) == ["e5"]
+
+
+def test_a_flat_the_reader_is_not_sure_is_not_a_wall_is_asked_about():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    # the reader says "flat" but only 80 % sure
+    reading = camera.reading(truth.stacks())
+    squares = dict(reading.squares)
+    squares["c3"] = replace(squares["c3"], kind_confidence=0.8, confidence=0.8)
+    decisions = camera.feed(replace(reading, squares=squares), 1.2)
+    asks = [d for d in decisions if isinstance(d, Ask)]
+    assert asks and asks[0].candidates[0].ply.ptn() == "c3"
+    assert {"Sc3", "Cc3"} & {c.ply.ptn() for c in asks[0].candidates}
+
+
+def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candidate():
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    for ptn in ("a1", "e5", "c3"):
+        camera.play(truth, ptn)
+    # black places a flat on c2 and the reader calls it a wall, 80 % sure: asked, recorded Sc2?
+    camera.misread = {"c2": ((WHITE, WALL),)}
+    truth.play(Ply.from_ptn("c2"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    squares = dict(reading.squares)
+    squares["c2"] = replace(squares["c2"], color="dark", kind_confidence=0.8, confidence=0.8)
+    camera.feed(replace(reading, squares=squares), 1.2)
+    assert camera.tracker.position.top("c2") == (BLACK, WALL)
+    camera.misread = {}
+    # white moves c3 onto c2: only legal if c2 is a flat
+    decisions = camera.play(truth, "c3-")
+    assert isinstance(decisions[0], Takeback) and decisions[0].n == 1
+    assert isinstance(decisions[1], Ask) and decisions[1].candidates[0].ply.ptn() == "c2"
+    assert "revised" in decisions[1].reason
+    camera.board(truth, 1.0)
+    assert camera.tracker.position.tps() == truth.tps()
+    assert committed(camera.log)[-2:] == ["c2", "c3-"]
+
+
+def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
+    # a light flat on light wood, seen from straight above: its colours differ from the bare
+    # square's by a little more than the noise only; the reader is sure a piece is there now
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    bare = camera.reading(truth.stacks()).appearance["c3"]
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    faint = replace(reading, appearance={**reading.appearance, "c3": bare + np.float32(0.6)})
+    camera.feed(faint, 1.2)
+    assert committed(camera.log) == ["a1", "e5", "c3"]

@@ -1,0 +1,80 @@
+"""Per-square appearance signatures: what each square looks like, for telling what CHANGED.
+
+The reader's absolute answers (empty, colour, kind, height) are sometimes wrong, and wrong the same
+way frame after frame. What changed between two still boards is much easier to see than what is
+there: a recorder compares the signature of every square now with the one it kept from the last
+board that matched the game (the way camera chess recorders work).
+
+A square's signature is taken from its radial strip (`vision.squares`: the line on the board plane
+from the camera's foot point through the square's centre, along which a stack on the square is
+smeared in the camera's view). Only the square's own footprint is used, `BIN_START` to `BIN_END`
+pitches: further out the strip runs over the next square, and a piece placed there would show as a
+change here. It is cut into `BINS` bins; each bin keeps its mean colour as log brightness per
+channel, divided by `LOG_UNIT`:
+
+    signature[s, b, c] = log(mean BGR_c of bin b of square s + LOG_OFFSET) / LOG_UNIT
+
+Log brightness, so a change of light (the slow drift of a room, the camera's exposure) is the same
+shift on every bin of every square: a comparison takes it out as the median shift of the whole
+board. `LOG_UNIT` makes one unit a visible difference: about 35 % in brightness on a bin.
+Measured on the bench's rendered games (consecutive still boards, seeds 2-5): squares nobody
+touched 0.04-0.66, squares a ply altered 3.2-20; a light flat on light wood seen from straight
+above can change its square by as little as 0.46 (tracking then also asks the reader). The
+comparison used by tracking (`controller.tracking.change`):
+
+    d[s, b] = || (sig_now - sig_then)[s, b, :] - median over all s, b of (sig_now - sig_then) ||
+    change[s] = mean of the CHANGE_TOP largest d[s, b]
+
+so change ~0 on a square nobody touched and >= 1 where a piece was placed, taken or moved (a
+localised change counts in full: a stack one piece taller shows only in a few bins, and then often
+not above the noise). Colours only: no texture or edges (a possible next step for light pieces on
+light wood), and LED glow is not taken out (tracking follows it on still boards).
+
+The signature depends on the pose: a camera that was bumped (`BoardReading.relocalised`) samples
+other pixels, and a kept signature must then be taken again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BIN_START = -0.35  # pitches along the strip (negative: towards the camera; a stack in front rises
+# over the first tenth of a pitch)
+BIN_END = 0.45  # the end of the square: beyond it, a piece placed behind would show here
+BINS = 8
+LOG_OFFSET = 16.0  # keeps the log of dark pixels from amplifying their noise
+LOG_UNIT = 0.3  # log brightness per unit of signature (about 35 %)
+CHANGE_TOP = 3  # bins whose mean is a square's change
+
+
+def signatures(t: np.ndarray, profile: np.ndarray) -> np.ndarray:
+    """Strips of one frame -> signatures. `t` [T] pitches, `profile` [S, T, 3] BGR -> [S, BINS, 3].
+
+    A bin the strip does not reach (a short strip near the camera's foot point) repeats the last
+    bin that it does reach, so it never looks like a change.
+    """
+    if profile.ndim != 3 or profile.shape[1] != len(t):
+        raise ValueError(f"profile must be [squares, {len(t)}, channels], got {profile.shape}")
+    edges = np.linspace(BIN_START, BIN_END, BINS + 1)
+    index = np.searchsorted(edges, t, side="right") - 1  # bin of every sample, -1 / BINS outside
+    out = np.empty((profile.shape[0], BINS, profile.shape[2]), np.float32)
+    last = None
+    for b in range(BINS):
+        inside = index == b
+        if inside.any():
+            last = profile[:, inside, :].mean(axis=1)
+        out[:, b, :] = last if last is not None else profile[:, :1, :].mean(axis=1)
+    return np.log(np.maximum(out, 0.0) + LOG_OFFSET) / LOG_UNIT
+
+
+def changes(now: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """How much every square changed between two signature arrays [S, BINS, C] -> [S].
+
+    The reference implementation of the comparison above (tracking carries its own copy, since it
+    may not import vision; `tests/tracking/test_change.py` checks that the two agree).
+    """
+    diff = now - then
+    diff = diff - np.median(diff.reshape(-1, diff.shape[-1]), axis=0)
+    d = np.linalg.norm(diff, axis=-1)  # [S, BINS]
+    top = np.sort(d, axis=1)[:, -CHANGE_TOP:]
+    return top.mean(axis=1)
