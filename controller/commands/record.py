@@ -18,6 +18,7 @@ game of that journal, waiting until the board shows its position.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.engine.annotate import annotate_plies
+from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
 from controller.tak import Position
 from controller.tracking import (
@@ -149,7 +152,11 @@ class Recorder:
         self.notes.append(note)
 
     def ptn(self, tags: dict[str, str] | None = None) -> str:
-        return game_ptn(size=self.size, komi=self.komi, plies=self.notes, tags=tags,
+        """The recording as PTN, each ply with its tak (') or tinue ('') mark."""
+        marks = annotate_plies([note.ply.ptn() for note in self.notes], size=self.size,
+                               komi=self.komi, node_budget=MARK_NODE_BUDGET)  # fmt: skip
+        notes = [dataclasses.replace(n, mark=m) for n, m in zip(self.notes, marks, strict=True)]
+        return game_ptn(size=self.size, komi=self.komi, plies=notes, tags=tags,
                         result=self.result)  # fmt: skip
 
 

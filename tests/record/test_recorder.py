@@ -41,7 +41,9 @@ def test_readable_heights_record_the_exact_spread():
     recorder = record(SAME_TOPS, height_confidence=0.9)
     game = ptn.parse_game(recorder.ptn())
     assert [m.ply.ptn() for m in game.moves] == SAME_TOPS
-    assert all(m.annotation == "" for m in game.moves)
+    assert all("?" not in m.annotation for m in game.moves)  # nothing unsure
+    # black's e-file (e5, e4, e3, e2) threatens e1, and so on: tak marks, worked out by the engine
+    assert {m.ply.ptn() for m in game.moves if m.annotation == "'"} == {"e2", "d5", "a5"}
     assert game.tag("Size") == "5" and game.tag("Komi") == "2"
 
 
@@ -146,3 +148,10 @@ def test_a_ply_revised_by_a_later_board_is_rewritten_once_and_marked():
     assert "unsure between Sc2, Cc2, c2: recorded Sc2?" in said  # the reader's wall, asked about
     assert "takeback of 1 ply" in said  # c3- fits only a flat on c2: taken back, asked again
     assert any("recorded c2?" in line and "revised" in line for line in said)
+
+
+def test_a_road_threat_is_written_with_its_tak_mark():
+    threat = ["a1", "e5", "b1", "d1", "b2", "d2", "b3", "d3", "b4"]  # b4: b5 would win
+    game = ptn.parse_game(record(threat, height_confidence=0.9).ptn())
+    assert [m.ply.ptn() for m in game.moves] == threat
+    assert [m.annotation for m in game.moves] == [""] * 8 + ["'"]
