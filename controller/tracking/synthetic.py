@@ -30,7 +30,7 @@ def stacks_reading(
     stacks: Stacks,
     *,
     height_confidence: float = 0.9,
-    confidence: float = 0.99,  # a clean reading: sure enough for a flat to clear `kind_margin`
+    confidence: float = 0.97,
     appearance: bool = False,
 ) -> BoardReading:
     """A clean reading of a board given as `{square: ((player, stone), ...)}` bottom -> top.

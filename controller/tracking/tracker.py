@@ -74,12 +74,8 @@ class TrackerConfig:
     # With appearance signatures: the most the pattern of changed squares may misfit the chosen
     # hypothesis (`by_change`: 2 = one square surely changed that it leaves alone)
     structure_ok: float = 0.9
-    # judged by change, a placement commits only this far ahead of the same square's other kinds.
-    # A flat leads a wall by at most 1 (kind) + 0.15 (prior): at 1.1 a flat commits only when the
-    # reader is about 0.95 sure of it, and a wall or capstone is always asked about. On the 50
-    # bench games 1.0 let 11 walls/capstones through as flats (3 at 1.1, 119 more `?`); 1.2 asks
-    # about every placement.
-    kind_margin: float = 1.1
+    # judged by change, a placement commits only this far ahead of the same square's other kinds
+    kind_margin: float = 1.0
 
 
 @dataclass(frozen=True)
