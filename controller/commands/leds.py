@@ -264,21 +264,21 @@ def draw(colours: dict[str, tuple[tuple[int, int, int], str]], size: int) -> str
 
 # The example game of the pictures: after 1. a1 e5 2. c2 d2 3. c3 d2< 4. c3- b4 (white to move),
 # a 3-stack stands on c2 for the spread hint. Needs a board of at least 5x5.
-PICTURE_GAME = "a1 e5 c2 d2 c3 d2< c3- b4"
+PICTURE_GAME = ["a1", "e5", "c2", "d2", "c3", "d2<", "c3-", "b4"]
+
+
+def _after(size: int, plies: list[str]) -> Position:
+    position = Position(size)
+    for ptn in plies:
+        position.play(Ply.from_ptn(ptn))
+    return position
 
 
 def picture_scenes(size: int) -> Iterator[tuple[str, str, LedFrame | Animation, Position]]:
     """(file stem, title, picture, position on the board) for every scene worth a picture."""
-    game = Position(size)
-    for ptn in PICTURE_GAME.split():
-        game.play(Ply.from_ptn(ptn))
-    before_last = Position(size)
-    for ptn in PICTURE_GAME.split()[:-3]:
-        before_last.play(Ply.from_ptn(ptn))
+    game = _after(size, PICTURE_GAME)
     spread = Ply.from_ptn("d2<")
-    after_spread = Position(size)
-    for ptn in PICTURE_GAME.split()[:6]:
-        after_spread.play(Ply.from_ptn(ptn))
+    after_spread = _after(size, PICTURE_GAME[: PICTURE_GAME.index("d2<") + 1])
     yield "last-move", "last move d2<: picked up at blue, dropped on orange", \
         scenes.last_move(size, spread), after_spread  # fmt: skip
     yield (

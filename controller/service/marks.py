@@ -31,11 +31,9 @@ def _marks_from(record: GameRecord, start: int) -> list[str]:
     for entry in record.plies[:start]:
         position.play(entry.ply)
     rest = [entry.ply.ptn() for entry in record.plies[start:]]
-    if start == 0:
-        return annotate_plies(rest, size=record.size, komi=record.komi, opening=record.opening,
-                              node_budget=NODE_BUDGET)  # fmt: skip
+    tps = position.tps() if start else None  # from the start: the game's own opening rules
     return annotate_plies(rest, size=record.size, komi=record.komi, opening=record.opening,
-                          tps=position.tps(), node_budget=NODE_BUDGET)  # fmt: skip
+                          tps=tps, node_budget=NODE_BUDGET)  # fmt: skip
 
 
 def annotated_ptn(journal: Journal, game_id: int, cache: MarkCache | None = None) -> str:
