@@ -7,6 +7,7 @@ The computer's ply is made on the board by a player; the camera's report of it a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -35,6 +36,23 @@ def service(tmp_path, **parts) -> BoardService:
     return BoardService(settings=settings, journal=Journal(tmp_path / "takboard.db"), **parts)
 
 
+@contextlib.asynccontextmanager
+async def running(tmp_path, **parts):
+    """A started board service, stopped however the test ends."""
+    board = service(tmp_path, **parts)
+    await board.start()
+    try:
+        yield board
+    finally:
+        await board.stop()
+
+
+async def against_black(board: BoardService) -> None:
+    """A new 5x5 game in which the computer (easy) plays black."""
+    await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
+                         computer=Opponent(1, "easy"))
+
+
 def run(coro):
     return asyncio.run(coro)
 
@@ -46,9 +64,7 @@ async def computer_ply(board: BoardService) -> Ply:
 
 def test_the_computer_answers_each_ply_and_its_ply_is_recorded_when_made(tmp_path):
     async def scenario():
-        board = service(tmp_path)
-        await board.start()
-        try:
+        async with running(tmp_path) as board:
             view = await board.new_game(size=5, komi=0, players=("Ann", ""), opening="swap",
                                         computer=Opponent(1, "easy"))
             assert view.computer == {"side": "black", "strength": "easy", "move": None,
@@ -65,19 +81,14 @@ def test_the_computer_answers_each_ply_and_its_ply_is_recorded_when_made(tmp_pat
                 assert board.computer_move is None
             plies = [p.ptn for p in board.view().plies]
             assert len(plies) == 4 and plies[0] == "a1" and plies[2] == "c3"
-        finally:
-            await board.stop()
 
     run(scenario())
 
 
 def test_a_different_ply_on_the_board_is_refused_and_the_squares_to_fix_are_named(tmp_path):
     async def scenario():
-        board = service(tmp_path)
-        await board.start()
-        try:
-            await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
-                                 computer=Opponent(1, "easy"))
+        async with running(tmp_path) as board:
+            await against_black(board)
             await board.play(Ply.from_ptn("a1"), source="camera")
             wanted = await computer_ply(board)
             position = board.session.position.copy()
@@ -91,27 +102,20 @@ def test_a_different_ply_on_the_board_is_refused_and_the_squares_to_fix_are_name
             assert view.problem["squares"]  # two different plies always differ somewhere
             await board.play(wanted, source="camera")  # the player puts it right
             assert board.view().state == "recording" and len(board.view().plies) == 2
-        finally:
-            await board.stop()
 
     run(scenario())
 
 
 def test_an_ambiguity_that_includes_the_computers_ply_is_not_asked(tmp_path):
     async def scenario():
-        board = service(tmp_path)
-        await board.start()
-        try:
-            await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
-                                 computer=Opponent(1, "easy"))
+        async with running(tmp_path) as board:
+            await against_black(board)
             await board.play(Ply.from_ptn("a1"), source="camera")
             wanted = await computer_ply(board)
             other = next(p for p in board.session.position.legal_plies if p != wanted)
             assert await board.ask([other, wanted], [0.1, 0.15]) is None
             view = board.view()
             assert view.ambiguity is None and view.plies[-1].ptn == wanted.ptn()
-        finally:
-            await board.stop()
 
     run(scenario())
 
@@ -143,11 +147,8 @@ def test_the_computer_playing_white_moves_first_and_comes_back_after_a_restart(t
 
 def test_taking_back_drops_the_computers_ply_and_a_typed_ply_overrules_it(tmp_path):
     async def scenario():
-        board = service(tmp_path)
-        await board.start()
-        try:
-            await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
-                                 computer=Opponent(1, "easy"))
+        async with running(tmp_path) as board:
+            await against_black(board)
             await board.play(Ply.from_ptn("a1"), source="camera")
             await computer_ply(board)
             await board.take_back(1)
@@ -157,22 +158,16 @@ def test_taking_back_drops_the_computers_ply_and_a_typed_ply_overrules_it(tmp_pa
             typed = next(p for p in board.session.position.legal_plies if p != wanted)
             await board.play(typed, source="manual")  # typed on the page: the players decide
             assert board.view().plies[-1].ptn == typed.ptn() and board.computer_move is None
-        finally:
-            await board.stop()
 
     run(scenario())
 
 
 def test_no_engine_no_computer_game(tmp_path):
     async def scenario():
-        board = service(tmp_path, hinter=None)
-        await board.start()
-        try:
+        async with running(tmp_path, hinter=None) as board:
             with pytest.raises(UnavailableError, match="no engine"):
                 await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
                                      computer=Opponent(1))
-        finally:
-            await board.stop()
 
     run(scenario())
 
@@ -196,12 +191,9 @@ def test_the_computers_ply_is_shown_on_the_emulated_leds_like_a_hint(tmp_path):
 
     async def scenario():
         leds = LedBoard(settings)
-        board = service(tmp_path, leds=leds)
-        await board.start()
-        try:
+        async with running(tmp_path, leds=leds) as board:
             await wait_for(lambda: board.health_report()["link"]["state"] == "ready", 30, "link")
-            await board.new_game(size=5, komi=0, players=("", ""), opening="swap",
-                                 computer=Opponent(1, "easy"))
+            await against_black(board)
             await board.play(Ply.from_ptn("a1"), source="camera")
             wanted = await computer_ply(board)
             await wait_for(lambda: leds.lit()["acked"] and leds.scene == "hint", 10, "hint acked")
@@ -211,8 +203,6 @@ def test_the_computers_ply_is_shown_on_the_emulated_leds_like_a_hint(tmp_path):
                 leds.emulator.wait_for_leds, lambda latch: target in latch.lit(leds.config), 10)
             r, g, b = latch.lit(leds.config)[target]
             assert r > g > b  # orange
-        finally:
-            await board.stop()
 
     run(scenario())
 
