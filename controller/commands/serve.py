@@ -1,9 +1,10 @@
-"""`takboard serve [--sim] [--size N] [--host H] [--port P] [--data DIR] [--config FILE]`
+"""`takboard serve [--sim] [--size N] [--host H] [--port P] [--data DIR] [--config FILE] ...`
 
 Starts the board service and its web page. Settings come from a TOML file (see
 `controller/service/config.py`), then these flags. With no camera and no LED board attached, or with
 `--sim`, the board is simulated: a virtual table you play on from the page, filmed by the simulated
-camera, lit by the real LED firmware under emulation.
+camera, lit by the real LED firmware under emulation. `--engine CMD` hands hints and the computer
+opponent to an external TEI engine (the built-in one takes over if it fails).
 """
 
 from __future__ import annotations
