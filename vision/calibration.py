@@ -1,14 +1,14 @@
-"""Calibrated per-square confidences: turn what the fit knows into "right with probability p".
+"""Calibrated per-square confidences: turn what the reader knows into "right with probability p".
 
 Tracking reads a confidence c as "the reported value is right with probability c" and commits a
 ply silently only on strong evidence, so a wrong call reported at 0.99 becomes a silent recording
-error while a wrong call at 0.6 becomes a question to the user. The raw fit gives cost margins
-(how much worse the best rival with another answer fits), which say something but not a
-probability: a margin of 5000 means a lot on a high-contrast square and little on a dark piece on
-dark wood at 35 degrees tilt.
+error while a wrong call at 0.6 becomes a question to the user. The square classifier's own
+probabilities (temperature-scaled, `vision/net.py`) come close, but not everywhere alike: its
+"0.99" means less on a dark piece on dark wood at 35 degrees tilt, and the colour comes from a
+separate two-cluster split with only a margin.
 
-So every confidence is a small logistic model over a few per-square features (margins, fit
-residual, contrast against the bare board, view angle, what was read), fitted on benchmark frames
+So every confidence is a small logistic model over a few per-square features (the classifier's
+own log-odds, the colour margin, view angle, what was read), fitted on benchmark frames
 from seeds other than the benchmark's own (`python bench/vision.py --fit-calibration ...`) and
 stored in `calibration.json` next to this module. `bench/vision.py` prints the reliability table
 (confidence bucket -> observed accuracy) on its own seed, which is the check that they mean what
@@ -33,21 +33,17 @@ TABLE = Path(__file__).with_name("calibration.json")
 
 FEATURES = (
     "bias",
-    "empty_margin",  # log(1 + |empty cost - best stack cost| / 1000)
+    "empty_logit",  # log-odds of the classifier's empty/occupied call (clipped to +-12)
     "called_empty",  # 1 when the square was read empty
-    "kind_margin",  # log(1 + margin to the best rival of another kind / 1000)
-    "height_margin",  # log(1 + margin to the best rival of another height / 1000)
+    "kind_logit",  # log-odds of the top kind given occupied
+    "height_logit",  # log-odds of the height
     "color_margin",  # the colour classifier's own margin, 0..0.5
-    "residual",  # log(1 + best fit cost per sample / 100)
-    "contrast",  # log(1 + mean board cost over the claimed stretch / 100)
-    "top_samples",  # log(1 + samples on the top face)
     "view_angle",  # angle of the line of sight at the square from vertical, radians
     "height",  # height read (0 for empty), / 6
     "is_wall",
     "is_cap",
     # a square read empty is wrong in another way (a missed dark piece) than one read occupied
-    "empty_margin_if_empty",
-    "contrast_if_empty",
+    "empty_logit_if_empty",
 )
 ATTRIBUTES = ("empty", "color", "kind", "height")
 # A reported value is never less likely than a uniform guess among the alternatives.
@@ -58,31 +54,29 @@ CEILING = 0.999  # nothing seen through a camera is certain
 def square_features(
     fits: dict[str, np.ndarray], color_margin: np.ndarray, view_angle: np.ndarray
 ) -> np.ndarray:
-    """[S, F] feature rows from the decided fit (`reader._decide` output) and the colour margins."""
+    """[S, F] feature rows from the reader's raw calls (`BoardReader._classify_squares`: the
+    classifier's probabilities) and the colour margins."""
     empty = fits["empty"].astype(bool)
     height = np.where(empty, 0, fits["height"]).astype(np.float64)
     kind = fits["kind"]
 
-    def lg(x: np.ndarray, scale: float) -> np.ndarray:
-        return np.log1p(np.maximum(np.asarray(x, np.float64), 0.0) / scale)
+    def logit(p: np.ndarray) -> np.ndarray:
+        p = np.clip(np.asarray(p, np.float64), 1e-6, 1 - 1e-6)
+        return np.clip(np.log(p / (1 - p)), -12.0, 12.0)
 
     cols = {
         "bias": np.ones(len(empty)),
-        "empty_margin": lg(np.abs(fits["empty_cost"] - fits["best_cost"]), 1000.0),
+        "empty_logit": logit(fits["empty_conf"]),
         "called_empty": empty.astype(np.float64),
-        "kind_margin": lg(np.where(empty, 0.0, fits["kind_margin"]), 1000.0),
-        "height_margin": lg(np.where(empty, 0.0, fits["height_margin"]), 1000.0),
+        "kind_logit": np.where(empty, 0.0, logit(fits["kind_conf"])),
+        "height_logit": np.where(empty, 0.0, logit(fits["height_conf"])),
         "color_margin": np.where(empty, 0.0, np.clip(color_margin, 0.0, 0.5)),
-        "residual": lg(fits["residual"], 100.0),
-        "contrast": lg(fits["contrast"], 100.0),
-        "top_samples": np.where(empty, 0.0, np.log1p(fits["top_n"])),
         "view_angle": np.asarray(view_angle, np.float64),
         "height": height / 6.0,
         "is_wall": (kind == "wall").astype(np.float64),
         "is_cap": (kind == "cap").astype(np.float64),
     }
-    cols["empty_margin_if_empty"] = cols["empty_margin"] * cols["called_empty"]
-    cols["contrast_if_empty"] = cols["contrast"] * cols["called_empty"]
+    cols["empty_logit_if_empty"] = cols["empty_logit"] * cols["called_empty"]
     return np.stack([cols[f] for f in FEATURES], axis=1)
 
 

@@ -16,7 +16,6 @@ import numpy as np
 from vision.reader import BoardReader
 from vision.reading import BoardReading
 from vision.rectify import Rectifier
-from vision.squares import HYPOTHESES
 
 GREEN, RED, YELLOW, WHITE, BLACK = (
     (60, 200, 60),
@@ -67,11 +66,10 @@ def annotate_frame(frame: np.ndarray, reading: BoardReading, reader: BoardReader
             if sq is None:
                 continue
             c, r = model.centres[s], model.radial[s]
-            if not sq.empty and "base_t" in fits and "h_best" in fits:
-                hyp = HYPOTHESES[int(fits["h_best"][s])]
+            if not sq.empty and "base_t" in fits and "top_z" in fits:
                 base = c + r * float(fits["base_t"][s])
-                # the fitted stack: its front edge on the board and its top surface
-                top_c = np.append(c + r * (float(fits["base_t"][s]) + 0.35), hyp.top_z)
+                # the stack as read: its front edge on the board and its top surface
+                top_c = np.append(c + r * (float(fits["base_t"][s]) + 0.35), fits["top_z"][s])
                 pts = pose.project(np.array([[*base, 0.0], top_c]))
                 p0, p1 = (tuple(np.round(p).astype(int)) for p in pts)
                 cv2.line(img, p0, p1, YELLOW, 2, cv2.LINE_AA)

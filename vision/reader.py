@@ -1,9 +1,10 @@
 """`BoardReader`: the stateful reader. One frame in, one `BoardReading` out.
 
 Per frame: validate -> motion -> locate (cheap check; full re-localisation only when the check
-fails) -> sample the square strips -> fit every square (nearest first, masking what nearer stacks
-hide) -> colours -> hand/arm gate -> update the slow models. Squares are never read while the
-localisation is in doubt: the reading then has `board_found` False and no squares.
+fails) -> sample the square strips -> classify every square (`vision.views` samples through the
+`vision.net` classifier: empty / flat / wall / capstone and the height) -> colours of the tops ->
+calibrated confidences -> hand/arm gate -> update the slow models. Squares are never read while
+the localisation is in doubt: the reading then has `board_found` False and no squares.
 
 State it keeps (all small): the pose, the empty-board model (a board-plane image, so it survives a
 bump of the camera), per-pose strip samples of that model, the two learned piece colours, the
@@ -22,78 +23,174 @@ from vision import appearance, geometry
 from vision.calibration import Calibration, square_features
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
+from vision.net import KINDS, SquareNet
 from vision.reading import BoardReading, SquareReading
-from vision.squares import HYPOTHESES, PieceSet, SquareModel, fit_squares, measured_widths
+from vision.squares import SquareModel, top_z
+from vision.views import (
+    EMPTY_MARGIN,
+    EMPTY_PX_PER_PITCH,
+    PLANE_HEIGHTS,
+    SquareViews,
+    warp_to_board,
+)
 
-EMPTY_PX_PER_PITCH = 40  # resolution of the stored empty-board model
-EMPTY_MARGIN = 1.5
 EMPTY_LEARN_FRAMES = 3  # frames averaged into the empty model when it is learned from the camera
 DRIFT_RATE = 0.05  # how fast the empty model follows slow lighting changes
+MIN_DRIFT_SAMPLES = 200  # bare-board strip samples needed to measure the light
 COLOR_RATE = 0.1
 COLOR_MIN_SAMPLES = 3
 RING_EXTRA_TOP = 0.3  # pitches: the hand gate takes every stack as this much taller
-PIECE_SET_SQUARES = 12  # occupied squares seen before the piece shapes are settled
 
 
 @dataclass
 class ColorModel:
     """The two piece colours, learned from the pieces as they appear. Colours are normalised by the
-    local light (the empty board's brightness there), so a hotspot does not turn dark into light."""
+    local light (the empty board's brightness there), so a hotspot does not turn dark into light.
 
-    centroids: dict[str, np.ndarray] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=lambda: {"light": 0, "dark": 0})
+    A top is seen in one of two lights: a flat shows its top face, turned to the lamp; a wall or a
+    capstone shows its side. A black piece's top face can look mid-grey while its wall's side looks
+    near black, so faces and sides ("face", "body") are told apart each on their own, and each
+    gets its own learned pair of colours."""
 
-    @property
-    def ready(self) -> bool:
-        return all(self.counts[c] >= COLOR_MIN_SAMPLES for c in ("light", "dark"))
+    centroids: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def ready(self, surface: str) -> bool:
+        return all(self.counts.get((surface, c), 0) >= COLOR_MIN_SAMPLES for c in COLOURS)
 
     def classify(
-        self, colors: np.ndarray, white: float, black: float
+        self, colors: np.ndarray, kinds: list[str], white: float, black: float
     ) -> tuple[list[str], np.ndarray]:
-        """colors [M, 3] normalised BGR -> labels and confidences [M]."""
-        if len(colors) == 0:
-            return [], np.zeros(0)
-        luma = colors.mean(axis=1)
-        if self.ready:
-            dl = np.linalg.norm(colors - self.centroids["light"], axis=1)
-            dd = np.linalg.norm(colors - self.centroids["dark"], axis=1)
-            labels = ["light" if a < b else "dark" for a, b in zip(dl, dd, strict=True)]
-            conf = np.abs(dl - dd) / (dl + dd + 1e-6)
-            return labels, np.clip(0.5 + conf, 0.0, 1.0)
-        # Not learned yet: split on brightness. Two clear groups -> the gap between them; one
-        # group -> against the frame's own white and black (the markers' paper and ink).
-        log_l = np.log(np.maximum(luma, 1.0))
-        order = np.sort(log_l)
-        threshold = None
-        if len(order) >= 2:
-            # two groups (Otsu on log brightness): the split with the largest between-group
-            # variance, if the groups are clearly apart
-            best, best_score = None, -1.0
-            for i in range(1, len(order)):
-                lo, hi = order[:i], order[i:]
-                score = len(lo) * len(hi) * (hi.mean() - lo.mean()) ** 2
-                if score > best_score:
-                    best, best_score = i, score
-            assert best is not None
-            if order[best:].mean() - order[:best].mean() > np.log(2.0):
-                threshold = float((order[best - 1] + order[best]) / 2)
-        if threshold is None:
-            threshold = float(np.log(max(black + 0.45 * (white - black), 1.0)))
-        labels = ["light" if v > threshold else "dark" for v in log_l]
-        conf = np.clip(0.5 + np.abs(log_l - threshold) / 0.6, 0.0, 1.0)
-        return labels, conf
-
-    def learn(self, colors: np.ndarray, labels: list[str]) -> None:
-        for color in ("light", "dark"):
-            pick = [c for c, lab in zip(colors, labels, strict=True) if lab == color]
-            if not pick:
+        """colors [M, 3] normalised BGR of tops of these kinds -> labels and confidences [M]."""
+        labels = np.full(len(colors), "dark", dtype=object)
+        conf = np.zeros(len(colors))
+        face_centres = None  # (dark, light) in _colour_space, when known
+        for surface in SURFACES:
+            sel = np.array([_surface(k) == surface for k in kinds], dtype=bool)
+            if not sel.any():
                 continue
-            mean = np.mean(pick, axis=0)
-            if color not in self.centroids:
-                self.centroids[color] = mean
+            if self.ready(surface):
+                centres = np.stack([self.centroids[(surface, c)] for c in COLOURS])
+                got = _nearest(colors[sel], centres)
             else:
-                self.centroids[color] = (1 - COLOR_RATE) * self.centroids[color] + COLOR_RATE * mean
-            self.counts[color] += len(pick)
+                got = _two_clusters(colors[sel])
+                if got is None and face_centres is not None:
+                    # one colour of sides in view: its hue against the faces' two (shading
+                    # changes brightness, not hue), if the two colours differ in hue at all
+                    got = _by_hue(colors[sel], face_centres)
+                if got is None:
+                    got = _by_paper(colors[sel], white, black)
+            labels[sel], conf[sel] = got[0], got[1]
+            if surface == "face":
+                face_centres = _centres(colors[sel], list(got[0]))
+        return list(labels), conf
+
+    def learn(self, colors: np.ndarray, kinds: list[str], labels: list[str]) -> None:
+        for surface in SURFACES:
+            for color in COLOURS:
+                pick = [c for c, k, lab in zip(colors, kinds, labels, strict=True)
+                        if lab == color and _surface(k) == surface]  # fmt: skip
+                if not pick:
+                    continue
+                key = (surface, color)
+                mean = np.mean(pick, axis=0)
+                old = self.centroids.get(key)
+                self.centroids[key] = (
+                    mean if old is None else (1 - COLOR_RATE) * old + COLOR_RATE * mean
+                )
+                self.counts[key] = self.counts.get(key, 0) + len(pick)
+
+
+COLOURS = ("dark", "light")
+SURFACES = ("face", "body")
+MIN_HUE_GAP = 0.15  # weighted shares: two colours this close in hue cannot be told by hue
+
+
+def _surface(kind: str) -> str:
+    return "face" if kind == "flat" else "body"
+
+
+def _nearest(colors: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Label by the nearer of two BGR centres (dark, light); confidence from the margin."""
+    d = np.linalg.norm(colors[:, None, :] - centres[None], axis=2)
+    near = d.argmin(axis=1)
+    own, other = d[np.arange(len(d)), near], d[np.arange(len(d)), 1 - near]
+    return np.array(COLOURS, dtype=object)[near], np.clip(
+        0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0
+    )
+
+
+def _centres(colors: np.ndarray, labels: list[str]) -> np.ndarray | None:
+    """The two labelled groups' centres in _colour_space (dark, light), if both are present."""
+    x = _colour_space(colors)
+    lab = np.array(labels, dtype=object)
+    if not all((lab == c).any() for c in COLOURS):
+        return None
+    return np.stack([x[lab == c].mean(axis=0) for c in COLOURS])
+
+
+def _by_hue(colors: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Label by hue alone (the shares, not the brightness) against two centres; None when the two
+    centres have the same hue."""
+    hue = centres[:, 1:]
+    if float(np.linalg.norm(hue[0] - hue[1])) < MIN_HUE_GAP:
+        return None
+    x = _colour_space(colors)[:, 1:]
+    d = np.linalg.norm(x[:, None, :] - hue[None], axis=2)
+    near = d.argmin(axis=1)
+    own, other = d[np.arange(len(d)), near], d[np.arange(len(d)), 1 - near]
+    return np.array(COLOURS, dtype=object)[near], np.clip(
+        0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0
+    )
+
+
+def _by_paper(colors: np.ndarray, white: float, black: float) -> tuple[np.ndarray, np.ndarray]:
+    """Against the frame's own white and black (the markers' paper and ink)."""
+    log_l = np.log(np.maximum(colors.mean(axis=1), 1.0))
+    threshold = float(np.log(max(black + 0.45 * (white - black), 1.0)))
+    labels = np.where(log_l > threshold, "light", "dark").astype(object)
+    return labels, np.clip(0.5 + np.abs(log_l - threshold) / 0.6, 0.0, 1.0)
+
+
+CHROMA_WEIGHT = 5.0  # a 0.1 change of a colour share counts like 50 % in brightness
+CHROMA_DAMP = 30.0  # added to the channel sum: the shares of a near-black colour are mostly noise
+MIN_SEPARATION = 2.5  # cluster centres this many spreads apart are two piece colours
+
+
+def _colour_space(colors: np.ndarray) -> np.ndarray:
+    """[M, 3] BGR -> [M, 3] log brightness and the blue and red shares (weighted). Shading moves a
+    colour along the first axis only: a wall's side is darker than a flat's top, same shares."""
+    luma = np.log(np.maximum(colors.mean(axis=1), 1.0))
+    shares = colors[:, [0, 2]] / (colors.sum(axis=1, keepdims=True) + CHROMA_DAMP)
+    return np.column_stack([luma, CHROMA_WEIGHT * shares])
+
+
+def _two_clusters(colors: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Split the tops into two colour clusters (2-means, started from the best split by
+    brightness alone); None when they do not fall clearly into two. The brighter one is "light"."""
+    if len(colors) < 2:
+        return None
+    x = _colour_space(colors)
+    luma = np.sort(x[:, 0])
+    # Otsu on brightness: the cut with the largest between-group variance
+    n, below = len(luma), np.cumsum(luma)[:-1]
+    i = np.arange(1, n)
+    scores = i * (n - i) * ((below[-1] + luma[-1] - below) / (n - i) - below / i) ** 2
+    cut = luma[int(np.argmax(scores)) + 1]
+    centres = np.stack([x[x[:, 0] < cut].mean(axis=0), x[x[:, 0] >= cut].mean(axis=0)])
+    for _ in range(10):
+        d = np.linalg.norm(x[:, None, :] - centres[None], axis=2)
+        near = d.argmin(axis=1)
+        if near.min() == near.max():
+            return None
+        centres = np.stack([x[near == c].mean(axis=0) for c in (0, 1)])
+    spread = float(np.mean(np.min(d, axis=1))) + 0.03
+    if np.linalg.norm(centres[0] - centres[1]) < MIN_SEPARATION * spread:
+        return None
+    light = int(np.argmax(centres[:, 0]))
+    labels = np.where(near == light, "light", "dark").astype(object)
+    own, other = d[np.arange(len(x)), near], d[np.arange(len(x)), 1 - near]
+    return labels, np.clip(0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0)
 
 
 class BoardReader:
@@ -122,6 +219,7 @@ class BoardReader:
         self.model: SquareModel | None = None
         self.empty_rect: np.ndarray | None = None  # float32 board-plane image of the empty board
         self.empty_profile: np.ndarray | None = None  # [S, T, 3] for the current pose
+        self.gain = np.ones(3, np.float32)  # light now / light in the empty model, per channel
         self.colors = ColorModel()
         self.motion = MotionGate()
         self.hands: HandGate | None = None
@@ -133,16 +231,11 @@ class BoardReader:
         self.last_relocalise_ms = 0.0
         self.calibration = (calibration or _default_calibration()) if calibrated else None
         self.last_fits: dict[str, np.ndarray] | None = None
-        # The piece set's shapes (square or round flats, cylinder or pawn capstones) are not known
-        # until pieces are seen: every candidate is fitted until enough pieces decided it.
-        self.pieces: PieceSet | None = None
-        self._piece_votes: dict[PieceSet, float] = {}
-        self._piece_squares = 0
-        self._candidates: dict[PieceSet, SquareModel] = {}
-        self._frame: np.ndarray | None = None  # the frame being read (for the cross lines)
         self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
-        self._cross_cache: tuple[object, np.ndarray] = (None, np.zeros(0))
         self._lit: dict[str, tuple[int, int, int]] = {}
+        self._grey_cache: tuple[object, float] = (None, 1.0)
+        self.net = _default_net()
+        self.views: SquareViews | None = None
 
     # -- empty board model -------------------------------------------------------------------------
     def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,15 +243,6 @@ class BoardReader:
         u = (board_pts[..., 0] + m) * ppp
         v = (n + m - board_pts[..., 1]) * ppp
         return u.astype(np.float32), v.astype(np.float32)
-
-    def _warp_empty(self, frame: np.ndarray, pose: BoardPose) -> np.ndarray:
-        ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, pose.size
-        side = round((n + 2 * m) * ppp)
-        B = np.array([[1 / ppp, 0, -m], [0, -1 / ppp, n + m], [0, 0, 1]], dtype=np.float64)
-        return cv2.warpPerspective(
-            frame, pose.H_img_from_board @ B, (side, side),
-            flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-        ).astype(np.float32)  # fmt: skip
 
     def _profiles_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
         mx, my = self._rect_map(model.pose, model.board_pts)
@@ -173,7 +257,7 @@ class BoardReader:
         The wood between the grid and the markers never holds pieces; a plane fitted to its colour
         (per channel, robust to the odd outlier) stands in for the board under the pieces.
         """
-        rect = self._warp_empty(frame, pose)
+        rect = warp_to_board(frame, pose)
         n, ppp, m = pose.size, EMPTY_PX_PER_PITCH, EMPTY_MARGIN
         side = rect.shape[0]
         vv, uu = np.mgrid[0:side, 0:side]
@@ -195,13 +279,13 @@ class BoardReader:
     # -- pose --------------------------------------------------------------------------------------
     def _set_pose(self, pose: BoardPose, frame: np.ndarray) -> None:
         self.pose = pose
-        self.model = SquareModel(pose, self.pieces or PieceSet())
-        self._candidates = {}
+        self.model = SquareModel(pose)
+        self.views = SquareViews(pose)
         self.hands = HandGate(pose)
         self._measure_paper(frame, pose)
         if self.empty_rect is None and self._reference is not None:
             ref_pose = BoardLocator(self.size, self.locator.given_corners).locate(self._reference)
-            self.empty_rect = self._warp_empty(self._reference, ref_pose)
+            self.empty_rect = warp_to_board(self._reference, ref_pose)
         if self.empty_rect is not None:
             self.empty_profile = self._profiles_from_rect(self.model, self.empty_rect)
             self.hands.set_empty(self._warp_empty_ring(self.empty_rect))
@@ -290,7 +374,6 @@ class BoardReader:
         profile = model.sample(frame)
         t = lap("sample", t)
         learning = False
-        self._frame = frame
         if self.empty_profile is None and self.learn_empty and not moving:
             # Start-up: the board is empty (a game starts on an empty board); this frame is the
             # model, and the next few still-empty frames are averaged in.
@@ -301,22 +384,20 @@ class BoardReader:
             # adopt this frame as the empty board if it turns out to hold no pieces.
             fallback = self._fallback_empty_rect(frame, self.pose)
             self._empty_rect_now = fallback
-            empty = self._profiles_from_rect(model, fallback)
             self.hands.set_empty(self._warp_empty_ring(fallback))
             learning = True
         else:
-            empty = self.empty_profile
             self._empty_rect_now = self.empty_rect
         self._lit = dict(lit or {})
-        fits = self._fit_with_piece_set(profile, empty)
-        model = self.model
+        fits = self._classify_squares(frame)
         self.last_fits = fits
         t = lap("squares", t)
 
         # colours
         occupied = [s for s in range(len(model.names)) if not fits["empty"][s]]
         colors = fits["top_col"][occupied] if occupied else np.zeros((0, 3))
-        labels, color_conf = self.colors.classify(colors, self.white, self.black)
+        top_kinds = [str(fits["kind"][s]) for s in occupied]
+        labels, color_conf = self.colors.classify(colors, top_kinds, self.white, self.black)
         color_margin = np.zeros(len(model.names))
         color_margin[occupied] = color_conf - 0.5
         view = np.arctan2(np.abs(model.rho), model.cam_z)
@@ -372,7 +453,7 @@ class BoardReader:
                 self._drift(profile, fits)
                 self.hands.follow(ring)
                 if occupied:
-                    self.colors.learn(colors, labels)
+                    self.colors.learn(colors, top_kinds, labels)
         timings["total"] = (time.perf_counter() - t0) * 1000
         why = hand_reason if hand else ("a marker is covered" if marker_covered else "")
         if learning and not why:
@@ -397,9 +478,10 @@ class BoardReader:
     def _learn_empty(self, frame: np.ndarray) -> None:
         """Average this frame into the empty-board model (start-up frames only)."""
         assert self.pose is not None and self.model is not None and self.hands is not None
-        rect = self._warp_empty(frame, self.pose)
+        rect = warp_to_board(frame, self.pose)
         if self.empty_rect is None:
             self.empty_rect = rect
+            self.gain = np.ones(3, np.float32)
         else:
             n = max(self._learned_frames, 1)
             self.empty_rect = (self.empty_rect * n + rect) / (n + 1)
@@ -408,118 +490,100 @@ class BoardReader:
         self.hands.learn_far(frame)
 
     def _drift(self, profile: np.ndarray, fits: dict[str, np.ndarray]) -> None:
-        """Follow slow light changes: blend the bare-board parts of this frame into the model."""
+        """Follow slow light changes: how much brighter or darker (per channel) the bare board
+        looks now than in the empty-board model, measured on the strip samples that show bare
+        board and followed slowly. The classifier sees the empty model times this gain, so an
+        evening's fading daylight does not turn the whole board into "changed"."""
         assert self.empty_profile is not None and self.model is not None
         board = fits["board_mask"]
-        self.empty_profile[board] = (1 - DRIFT_RATE) * self.empty_profile[
-            board
-        ] + DRIFT_RATE * profile[board]
+        if int(board.sum()) < MIN_DRIFT_SAMPLES:
+            return
+        now = np.median(profile[board] / np.maximum(self.empty_profile[board], 1.0), axis=0)
+        self.gain = ((1 - DRIFT_RATE) * self.gain + DRIFT_RATE * now).astype(np.float32)
 
     # -- squares -----------------------------------------------------------------------------------
-    def _fit_with_piece_set(self, profile: np.ndarray, empty: np.ndarray) -> dict[str, np.ndarray]:
-        """Fit with the known piece set, or with every candidate set until the pieces decided."""
-        assert self.model is not None and self.pose is not None
-        if self.pieces is not None:
-            return self._fit_all(self.model, profile, empty)
-        results = {}
-        for pieces in (PieceSet(r, p) for r in (False, True) for p in (False, True)):
-            if pieces not in self._candidates:
-                self._candidates[pieces] = (
-                    self.model if self.model.pieces == pieces else SquareModel(self.pose, pieces)
-                )
-            results[pieces] = self._fit_all(self._candidates[pieces], profile, empty)
-        totals = {p: float(np.sum(f["cost"])) for p, f in results.items()}
-        best = min(totals, key=lambda p: totals[p])
-        occupied = int(np.sum(~results[best]["empty"]))
-        for p, total in totals.items():
-            self._piece_votes[p] = self._piece_votes.get(p, 0.0) + total
-        self._piece_squares += occupied
-        self.model = self._candidates[best]
-        if self._piece_squares >= PIECE_SET_SQUARES:
-            self.pieces = min(self._piece_votes, key=lambda p: self._piece_votes[p])
-            self.model = self._candidates[self.pieces]
-            self._candidates = {}
-            return results[self.pieces]
-        return results[best]
-
-    def _widths(self, model: SquareModel) -> np.ndarray | None:
-        if self._frame is None or self._empty_rect_now is None:
-            return None
-        cross = model.sample_cross(self._frame)
-        empty_cross = self._cross_from_rect(model, self._empty_rect_now)
-        return measured_widths(cross, empty_cross, model.cross_du)
-
-    def _cross_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
-        key = (id(model), id(rect))
-        if self._cross_cache[0] != key:
-            mx, my = self._rect_map(model.pose, model.cross_pts)
-            S, L, U = model.cross_pts.shape[:3]
-            out = cv2.remap(rect, mx.reshape(S * L, U), my.reshape(S * L, U), cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
-            self._cross_cache = (key, out.reshape(S, L, U, -1).astype(np.float32))
-        return self._cross_cache[1]
-
-    def _fit_all(
-        self, model: SquareModel, profile: np.ndarray, empty: np.ndarray
-    ) -> dict[str, np.ndarray]:
-        """Fit every square and decide; claims (what each stack covers) for the hand gate."""
-        # One pass. Masking what nearer stacks hide and refitting was tried and read worse on
-        # the benchmark (a misread tall neighbour hides a square's own evidence), so the fit
-        # models the whole strip instead.
-        S = len(model.names)
-        valid = np.ones((S, model.T), dtype=bool)
-        widths = self._widths(model)
-        glow = model.glow_directions(self._lit) if self._lit else None
-        first = fit_squares(model, profile, empty, valid, np.arange(S), widths, glow)
-        decided = _decide(model, first)
-        decided["cost"] = np.minimum(decided["best_cost"], decided["empty_cost"])
-        decided["claims"] = _claims(model, decided)
-        decided["board_mask"] = _board_mask(model, decided, valid)
+    def _classify_squares(self, frame: np.ndarray) -> dict[str, np.ndarray]:
+        """Every square through the classifier; the top colour sampled where it says the top is."""
+        assert self.views is not None and self.net is not None and self.model is not None
+        assert self._empty_rect_now is not None
+        samples = self.views.sample(frame, self._empty_rect_now)
+        for empty_samples in (samples[1], samples[3]):
+            empty_samples *= self.gain
+        p_kind, p_height = self.net.predict(self.views.features(samples, self._lit))
+        S = len(self.views.names)
+        rows = np.arange(S)
+        p_empty = p_kind[:, 0]
+        empty = p_empty >= 0.5
+        kind_i = p_kind[:, 1:].argmax(axis=1) + 1
+        height = p_height.argmax(axis=1) + 1
+        kind = np.array([KINDS[k] for k in kind_i], dtype=object)
+        top_col = _top_colours(samples, kind, height, self._board_grey())
+        tops = np.array([top_z(k, h) for k, h in zip(kind, height, strict=True)])
+        decided = {
+            "empty": empty,
+            "kind": np.where(empty, None, kind).astype(object),
+            "height": np.where(empty, 0, height),
+            "empty_conf": np.maximum(p_empty, 1 - p_empty),
+            "kind_conf": p_kind[rows, kind_i] / np.maximum(1 - p_empty, 1e-6),
+            "height_conf": p_height[rows, height - 1],
+            "top_col": top_col,
+            "top_z": np.where(empty, 0.0, tops),
+            # where a stack starts on its strip: the front edge of a centred piece, a little
+            # forward (pieces sit off centre)
+            "base_t": np.full(S, -0.45),
+        }
+        decided["cost"] = np.zeros(S)
+        decided["claims"] = _claims(self.model, decided)
+        decided["board_mask"] = _board_mask(
+            self.model, decided, np.ones((S, self.model.T), dtype=bool)
+        )
         return decided
 
-
-def _decide(model: SquareModel, fit: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    which = fit["which"]
-    n = len(which)
-    kinds = model.kinds
-    heights = model.heights
-    per_h = fit["per_h"]
-    best = fit["best_cost"]
-    empty_cost = fit["empty_cost"]
-    is_empty = empty_cost <= best
-    h_best = fit["h_best"]
-    scale = 2500.0  # cost units per unit of confidence margin
-    margin_empty = np.abs(empty_cost - best)
-    kind = kinds[h_best]
-    height = heights[h_best]
-    # best rival with another kind / another height
-    other_kind = np.where(kinds[None, :] != kind[:, None], per_h, np.inf).min(axis=1)
-    other_height = np.where(heights[None, :] != height[:, None], per_h, np.inf).min(axis=1)
-    out = {
-        "kind_margin": other_kind - best,
-        "height_margin": other_height - best,
-        "residual": fit["residual"],
-        "contrast": fit["contrast"],
-        "top_n": fit["top_n"],
-        "empty": is_empty,
-        "kind": np.where(is_empty, None, kind).astype(object),
-        "height": np.where(is_empty, 0, height),
-        "empty_conf": 1 - 0.5 * np.exp(-margin_empty / scale),
-        "kind_conf": 1 - 0.5 * np.exp(-(other_kind - best) / scale),
-        "height_conf": 1 - 0.5 * np.exp(-(other_height - best) / scale),
-        "top_col": fit["top_col"],
-        "best_cost": best,
-        "empty_cost": empty_cost,
-        "base_t": fit["base_t"],
-        "h_best": h_best,
-        "d_best": fit["d_best"],
-        "idx_best": fit["idx_best"],
-    }
-    assert all(len(v) == n for v in out.values())
-    return out
+    def _board_grey(self) -> float:
+        """Median brightness of the empty board inside the grid (colours are taken relative to
+        the light on the board there)."""
+        assert self._empty_rect_now is not None and self.pose is not None
+        key = id(self._empty_rect_now)
+        if self._grey_cache[0] != key:
+            ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, self.pose.size
+            a, b = round(m * ppp), round((m + n) * ppp)
+            grid = self._empty_rect_now[a:b, a:b]
+            self._grey_cache = (key, max(float(np.median(grid.mean(axis=2))), 1.0))
+        return self._grey_cache[1]
 
 
 _CALIBRATION: Calibration | None = None
+_NET: SquareNet | None = None
+
+
+def _default_net() -> SquareNet:
+    global _NET
+    if _NET is None:
+        _NET = SquareNet.load()
+    return _NET
+
+
+def _top_colours(
+    samples: tuple[np.ndarray, ...], kind: np.ndarray, height: np.ndarray, board_grey: float
+) -> np.ndarray:
+    """[S, 3] colour of each square's top piece, relative to the light on the board there.
+
+    Taken from the plane grid at the height of the top: a flat's top face (3 x 3 samples about
+    the centre), a wall's or capstone's body a little above its foot (the 3 samples on the radial
+    line: a wall may stand along it, thin across)."""
+    pf, pe = samples[0], samples[1]
+    S = len(kind)
+    is_flat = kind == "flat"
+    above_foot = np.where(is_flat, 1, np.where(kind == "wall", 2, 3))
+    z = np.minimum(height.astype(int) - 1 + above_foot, len(PLANE_HEIGHTS) - 1)
+    rows = np.arange(S)
+    f = pf[rows, z, 4:7, 4:7]  # [S, 3 along r, 3 across, BGR]
+    e = pe[rows, z, 4:7, 4:7]
+    light = np.maximum((e[..., 0] + e[..., 1] + e[..., 2]) / (3 * board_grey), 0.05)
+    colour = f / light[..., None]
+    face = np.median(colour.reshape(S, 9, 3), axis=1)
+    body = np.median(colour[:, :, 1], axis=1)
+    return np.where(is_flat[:, None], face, body).astype(np.float32)
 
 
 def _default_calibration() -> Calibration:
@@ -527,11 +591,6 @@ def _default_calibration() -> Calibration:
     if _CALIBRATION is None:
         _CALIBRATION = Calibration.load()
     return _CALIBRATION
-
-
-def _top_extent(model: SquareModel, s: int, h_i: int, extra: float = 0.0) -> float:
-    z = HYPOTHESES[h_i].top_z + extra
-    return float((model.rho[s] + 0.5) * model._k(z) - model.rho[s])
 
 
 def _claims(
@@ -545,8 +604,8 @@ def _claims(
     for s in range(len(model.names)):
         if decided["empty"][s]:
             continue
-        h_i = int(decided["h_best"][s])
-        out.append((s, float(decided["base_t"][s]), _top_extent(model, s, h_i, extra)))
+        z = float(decided["top_z"][s]) + extra
+        out.append((s, float(decided["base_t"][s]), model.top_extent(s, z)))
     return out
 
 

@@ -452,8 +452,49 @@ def _run_read(args) -> int:
 
 
 # -------------------------------------------------------------------------------------------------
+# train
 
-SUBCOMMANDS = [_add_render, _add_film, _add_markers, _add_read]
+
+def _add_train(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="render training boards and fit the square classifier the reader uses",
+        description="Render INSTALLATIONS simulated installations (10 frames each), fit the "
+        "square classifier on them, scale its confidences on held-out installations and write "
+        "the weights. The shipped vision/square_net.npz was made with the defaults "
+        "(about 20 minutes on two cores).",
+    )
+    parser.add_argument("--installations", type=int, default=1200, help="training installations")
+    parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None,
+        help="weights file (default: the reader's own, vision/square_net.npz)",
+    )  # fmt: skip
+    parser.set_defaults(_vision_run=_run_train)
+
+
+def _run_train(args) -> int:
+    from vision.net import WEIGHTS
+    from vision.sim.training import run as run_training
+
+    for name in ("installations", "held_out", "epochs", "jobs"):
+        if getattr(args, name) < 1:
+            return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    out = args.output or WEIGHTS
+    problem = _output_problem(out, (".npz",))
+    if problem:
+        return _fail(problem)
+    figures = run_training(args.installations, args.held_out, args.epochs, args.jobs, out)
+    print(f"wrote {out}")
+    print(json.dumps(figures, indent=1))
+    return 0
+
+
+# -------------------------------------------------------------------------------------------------
+
+SUBCOMMANDS = [_add_render, _add_film, _add_markers, _add_read, _add_train]
 
 
 def _fail(message: str) -> int:

@@ -1,0 +1,200 @@
+"""What the camera sees of every square, sampled in the square's own 3-D frame.
+
+These are the inputs of the square classifier (`vision/net.py`). Each square gets its own frame:
+its centre, the radial axis r (on the board, from the point under the lens through the centre:
+the direction in which everything standing on the square smears in the image) and the axis q
+across it. Sampling in that frame makes every square look alike to the classifier, whatever its
+place on the board and the camera's tilt; what still differs (how far a layer smears here, the
+angle of view, the resolution) goes in as three numbers.
+
+Two sets of samples per square, each taken from the frame and, along the very same rays, from the
+empty-board model (so "what changed" is measured sample by sample):
+
+- planes: an 11 x 11 grid across the square (r up, q across, +-0.6 pitch), repeated at heights
+  0, 0.15, ..., 1.35 pitches (one flat apart). At the height of a stack's top its top face shows
+  centred and sharp; a wall shows as a bar, a capstone as a disc; below the top the rays end on
+  the stack's sides, above it they pass to whatever lies behind.
+- verticals: three vertical lines standing on the square's front edge (-0.2, 0, +0.2 pitch
+  across), sampled finely from 0.2 pitch in front of the edge on the board up to 1.6 pitches.
+  Where the stack's side ends and its top face begins is the stack's height, at the resolution of
+  the image rather than of the plane grid.
+
+Per sample three channels, none of which asks what colour a piece is: the log brightness ratio
+to the empty board, and the change of the blue and red shares of the colour. The plane grid is
+sampled from a slightly blurred frame (its spacing is several pixels; unblurred it would miss a
+wall seen end-on between two samples); the verticals from the sharp frame (the seams between
+layers are a pixel or two).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import geometry
+from vision.locate import BoardPose
+
+PLANE_HEIGHTS = np.arange(10) * geometry.FLAT_THICKNESS  # 0 .. 1.35 pitches
+GRID = np.linspace(-0.6, 0.6, 11)  # pitches, along r (rows) and across (columns)
+VERTICAL_OFFSETS = np.array([-0.2, 0.0, 0.2])  # pitches across, from the front edge's middle
+VERTICAL_Z = np.linspace(-0.2, 1.6, 48)  # pitches; below 0 = on the board, in front of the edge
+FRONT_EDGE = 0.35  # pitches in front of the centre: a centred flat's front edge
+CHANNELS = 3
+EMPTY_PX_PER_PITCH = 40  # the empty-board model's resolution (see BoardReader)
+EMPTY_MARGIN = 1.5  # pitches of wood around the grid in the empty-board model
+
+PLANE_SHAPE = (len(PLANE_HEIGHTS), len(GRID), len(GRID), CHANNELS)
+VERTICAL_SHAPE = (len(VERTICAL_OFFSETS), len(VERTICAL_Z), CHANNELS)
+N_GEOMETRY = 4  # smear per layer (x10), elevation of the view, pixels per pitch / 100, LED lit
+N_FEATURES = int(np.prod(PLANE_SHAPE) + np.prod(VERTICAL_SHAPE)) + N_GEOMETRY
+
+
+def mirror_index() -> np.ndarray:
+    """Feature permutation that mirrors a square across its radial axis (q -> -q).
+
+    The geometry is symmetric about that axis, so training doubles its data with it."""
+    idx = np.arange(N_FEATURES)
+    n_plane = int(np.prod(PLANE_SHAPE))
+    n_vert = int(np.prod(VERTICAL_SHAPE))
+    plane = idx[:n_plane].reshape(PLANE_SHAPE)[:, :, ::-1, :].ravel()
+    vert = idx[n_plane : n_plane + n_vert].reshape(VERTICAL_SHAPE)[::-1].ravel()
+    return np.concatenate([plane, vert, idx[n_plane + n_vert :]])
+
+
+def _project(P: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    hom = np.hstack([pts, np.ones((len(pts), 1))]) @ P.T
+    return hom[:, :2] / hom[:, 2:3]
+
+
+def _channels(frame_bgr: np.ndarray, empty_bgr: np.ndarray) -> np.ndarray:
+    """[N, 3] float32 samples of the frame and the empty board -> [N, 3] change channels:
+    log((grey_frame + 4) / (grey_empty + 4)) clipped to +-3, and 10x the change of the blue and
+    of the red share of (B + G + R + 12)."""
+    # channel by channel: numpy's reduce over a short last axis is slow
+    sum_f = frame_bgr[:, 0] + frame_bgr[:, 1] + frame_bgr[:, 2] + np.float32(12.0)  # 3 (grey + 4)
+    sum_e = empty_bgr[:, 0] + empty_bgr[:, 1] + empty_bgr[:, 2] + np.float32(12.0)
+    out = np.empty_like(frame_bgr)
+    np.clip(np.log(sum_f / sum_e), -3.0, 3.0, out=out[:, 0])
+    out[:, 1] = (frame_bgr[:, 0] / sum_f - empty_bgr[:, 0] / sum_e) * np.float32(10.0)
+    out[:, 2] = (frame_bgr[:, 2] / sum_f - empty_bgr[:, 2] / sum_e) * np.float32(10.0)
+    return out
+
+
+class SquareViews:
+    """The sampling plan for one pose (built once per pose; a few milliseconds)."""
+
+    def __init__(self, pose: BoardPose) -> None:
+        n = pose.size
+        self.size = n
+        cam = pose.camera_in_board
+        P = pose.P_img_from_board
+        H_board_from_img = np.linalg.inv(pose.H_img_from_board)
+        names, centres, radial = [], [], []
+        for rank in range(n):
+            for file in range(n):
+                names.append(geometry.square_name(file, rank))
+                c = np.array(geometry.square_center(file, rank))
+                d = c - cam[:2]
+                norm = float(np.linalg.norm(d))
+                # right under the lens nothing smears; any direction will do
+                radial.append(d / norm if norm > 0.05 else np.array([0.0, 1.0]))
+                centres.append(c)
+        self.names = names
+        S = len(names)
+        C = np.array(centres)
+        R = np.array(radial)
+        Q = np.stack([-R[:, 1], R[:, 0]], axis=1)
+        self.centres, self.radial = C, R
+
+        # planes: [S, Z, B(along r), A(across), xyz]
+        Z, G = len(PLANE_HEIGHTS), len(GRID)
+        xy = (
+            C[:, None, None, None, :]
+            + GRID[None, None, :, None, None] * R[:, None, None, None, :]
+            + GRID[None, None, None, :, None] * Q[:, None, None, None, :]
+        )
+        xy = np.broadcast_to(xy, (S, Z, G, G, 2))
+        z = np.broadcast_to(PLANE_HEIGHTS[None, :, None, None, None], (S, Z, G, G, 1))
+        self.plane_points = np.concatenate([xy, z], axis=-1)  # kept for the colour samples
+        self._plane_maps = self._maps(P, H_board_from_img, self.plane_points.reshape(-1, 3), G * G)
+
+        # verticals: [S, O, Zv, xyz]; below the board they walk towards the camera instead
+        front = C - FRONT_EDGE * R
+        base = front[:, None, None, :] + VERTICAL_OFFSETS[None, :, None, None] * Q[:, None, None, :]
+        base = base + np.minimum(VERTICAL_Z, 0.0)[None, None, :, None] * R[:, None, None, :]
+        base = np.broadcast_to(base, (S, len(VERTICAL_OFFSETS), len(VERTICAL_Z), 2))
+        vz = np.broadcast_to(
+            np.maximum(VERTICAL_Z, 0.0)[None, None, :, None], (*base.shape[:3], 1)
+        )
+        vpts = np.concatenate([base, vz], axis=-1).reshape(-1, 3)
+        self._vertical_maps = self._maps(P, H_board_from_img, vpts, len(VERTICAL_Z))
+
+        # what still differs between squares: how far one layer smears here, the angle of view,
+        # the resolution
+        rho = np.einsum("si,si->s", C - cam[:2], R)
+        cz = float(cam[2])
+        smear = rho * (cz / (cz - geometry.FLAT_THICKNESS) - 1.0)
+        c0 = np.hstack([C, np.zeros((S, 1))])
+        c1 = c0 + np.hstack([0.1 * R, np.zeros((S, 1))])
+        px_per_pitch = np.linalg.norm(_project(P, c1) - _project(P, c0), axis=1) / 0.1
+        elevation = np.arctan2(cz, np.abs(rho))
+        self.geometry = np.stack([smear * 10, elevation, px_per_pitch / 100], 1).astype(np.float32)
+        spacing_px = float(np.median(px_per_pitch)) * float(GRID[1] - GRID[0])
+        self.blur = round(spacing_px / 2) | 1  # odd box size, about half a grid step
+
+    def _maps(
+        self, P: np.ndarray, H_board_from_img: np.ndarray, pts: np.ndarray, row: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """remap tables for the frame (image pixels) and for the empty-board model (its pixels,
+        where the same ray meets the board). In rows of `row` samples: remap wants both sides of
+        its tables under 32767."""
+        img = _project(P, pts)
+        hom = np.hstack([img, np.ones((len(img), 1))]) @ H_board_from_img.T
+        board = hom[:, :2] / hom[:, 2:3]
+        ppp, m = EMPTY_PX_PER_PITCH, EMPTY_MARGIN
+        ex = (board[:, 0] + m) * ppp
+        ey = (self.size + m - board[:, 1]) * ppp
+        return tuple(a.astype(np.float32).reshape(-1, row) for a in (img[:, 0], img[:, 1], ex, ey))
+
+    def sample(
+        self, frame: np.ndarray, empty_rect: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Raw samples: plane grid of the (blurred) frame and of the empty model, [S, Z, B, A, 3]
+        each; verticals of the frame and of the empty model, [S, O, Zv, 3] each. float32 BGR."""
+        soft = cv2.blur(frame, (self.blur, self.blur)) if self.blur > 1 else frame
+        fx, fy, ex, ey = self._plane_maps
+        S = len(self.names)
+        pf = _remap(soft, fx, fy).reshape(S, *PLANE_SHAPE)
+        pe = _remap(empty_rect, ex, ey).reshape(S, *PLANE_SHAPE)
+        fx, fy, ex, ey = self._vertical_maps
+        vf = _remap(frame, fx, fy).reshape(S, *VERTICAL_SHAPE)
+        ve = _remap(empty_rect, ex, ey).reshape(S, *VERTICAL_SHAPE)
+        return pf, pe, vf, ve
+
+    def features(
+        self, samples: tuple[np.ndarray, ...], lit: set[str] | dict | None = None
+    ) -> np.ndarray:
+        """The classifier's input: [S, N_FEATURES] float32."""
+        pf, pe, vf, ve = samples
+        S = len(self.names)
+        plane = _channels(pf.reshape(-1, 3), pe.reshape(-1, 3)).reshape(S, -1)
+        vertical = _channels(vf.reshape(-1, 3), ve.reshape(-1, 3)).reshape(S, -1)
+        lit_now = np.array([[name in (lit or ())] for name in self.names], np.float32)
+        return np.hstack([plane, vertical, self.geometry, lit_now])
+
+
+def warp_to_board(frame: np.ndarray, pose: BoardPose) -> np.ndarray:
+    """The frame seen straight down onto the board plane: the empty-board model's layout
+    (EMPTY_PX_PER_PITCH, EMPTY_MARGIN pitches of wood around the grid), float32."""
+    ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, pose.size
+    side = round((n + 2 * m) * ppp)
+    B = np.array([[1 / ppp, 0, -m], [0, -1 / ppp, n + m], [0, 0, 1]], dtype=np.float64)
+    return cv2.warpPerspective(
+        frame, pose.H_img_from_board @ B, (side, side),
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+    ).astype(np.float32)  # fmt: skip
+
+
+def _remap(image: np.ndarray, mx: np.ndarray, my: np.ndarray) -> np.ndarray:
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.astype(np.float32)
