@@ -48,15 +48,18 @@ class ColorModel:
     local light (the empty board's brightness there), so a hotspot does not turn dark into light.
 
     A top is seen in one of two lights: a flat shows its top face, turned to the lamp; a wall or a
-    capstone shows its side. A black piece's top face can look mid-grey while its wall's side looks
-    near black, so faces and sides ("face", "body") are told apart each on their own, and each
-    gets its own learned pair of colours."""
+    capstone shows a side. A black piece's top face can look mid-grey while its wall's side looks
+    near black, and a white wall's shaded side grey. So the colours are learned from flats' faces
+    only; a side is judged by its hue against the two face colours (shading changes brightness,
+    not hue), or, where the two colours share a hue, among the sides in view or against the
+    markers' paper and ink."""
 
-    centroids: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
-    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    centroids: dict[str, np.ndarray] = field(default_factory=dict)  # faces: colour -> BGR
+    counts: dict[str, int] = field(default_factory=lambda: {"light": 0, "dark": 0})
 
-    def ready(self, surface: str) -> bool:
-        return all(self.counts.get((surface, c), 0) >= COLOR_MIN_SAMPLES for c in COLOURS)
+    @property
+    def ready(self) -> bool:
+        return all(self.counts[c] >= COLOR_MIN_SAMPLES for c in COLOURS)
 
     def classify(
         self, colors: np.ndarray, kinds: list[str], white: float, black: float
@@ -64,50 +67,47 @@ class ColorModel:
         """colors [M, 3] normalised BGR of tops of these kinds -> labels and confidences [M]."""
         labels = np.full(len(colors), "dark", dtype=object)
         conf = np.zeros(len(colors))
-        face_centres = None  # (dark, light) in _colour_space, when known
-        for surface in SURFACES:
-            sel = np.array([_surface(k) == surface for k in kinds], dtype=bool)
-            if not sel.any():
-                continue
-            if self.ready(surface):
-                centres = np.stack([self.centroids[(surface, c)] for c in COLOURS])
-                got = _nearest(colors[sel], centres)
+        faces = np.array([k == "flat" for k in kinds], dtype=bool)
+        face_centres = None  # (dark, light) in _colour_space
+        if self.ready:
+            centres = np.stack([self.centroids[c] for c in COLOURS])
+            face_centres = _colour_space(centres)
+        if faces.any():
+            if self.ready:
+                got = _nearest(colors[faces], centres)
             else:
-                got = _two_clusters(colors[sel])
-                if got is None and face_centres is not None:
-                    # one colour of sides in view: its hue against the faces' two (shading
-                    # changes brightness, not hue), if the two colours differ in hue at all
-                    got = _by_hue(colors[sel], face_centres)
-                if got is None:
-                    got = _by_paper(colors[sel], white, black)
-            labels[sel], conf[sel] = got[0], got[1]
-            if surface == "face":
-                face_centres = _centres(colors[sel], list(got[0]))
+                got = _two_clusters(colors[faces]) or _by_paper(colors[faces], white, black)
+                face_centres = _centres(colors[faces], list(got[0]))
+            labels[faces], conf[faces] = got
+        sides = ~faces
+        if sides.any():
+            got = _by_hue(colors[sides], face_centres) if face_centres is not None else None
+            if got is None and int(sides.sum()) >= MIN_SIDES_TO_SPLIT:
+                got = _two_clusters(colors[sides])
+            if got is None:
+                got = _by_paper(colors[sides], white, black)
+            labels[sides], conf[sides] = got
         return list(labels), conf
 
     def learn(self, colors: np.ndarray, kinds: list[str], labels: list[str]) -> None:
-        for surface in SURFACES:
-            for color in COLOURS:
-                pick = [c for c, k, lab in zip(colors, kinds, labels, strict=True)
-                        if lab == color and _surface(k) == surface]  # fmt: skip
-                if not pick:
-                    continue
-                key = (surface, color)
-                mean = np.mean(pick, axis=0)
-                old = self.centroids.get(key)
-                self.centroids[key] = (
-                    mean if old is None else (1 - COLOR_RATE) * old + COLOR_RATE * mean
-                )
-                self.counts[key] = self.counts.get(key, 0) + len(pick)
+        """Follow the face colours (flats only, see the class docstring)."""
+        for color in COLOURS:
+            pick = [c for c, k, lab in zip(colors, kinds, labels, strict=True)
+                    if lab == color and k == "flat"]  # fmt: skip
+            if not pick:
+                continue
+            mean = np.mean(pick, axis=0)
+            old = self.centroids.get(color)
+            self.centroids[color] = (
+                mean if old is None else (1 - COLOR_RATE) * old + COLOR_RATE * mean
+            )
+            self.counts[color] += len(pick)
 
 
 COLOURS = ("dark", "light")
-SURFACES = ("face", "body")
 MIN_HUE_GAP = 0.15  # weighted shares: two colours this close in hue cannot be told by hue
-
-
-def _surface(kind: str) -> str:
-    return "face" if kind == "flat" else "body"
+MIN_SIDES_TO_SPLIT = 4  # two walls in two lights (one lit, one shaded) are not two colours
+MIN_CENTRE_GAP = 0.5  # in _colour_space: about 1.65x in brightness
 
 
 def _nearest(colors: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +185,8 @@ def _two_clusters(colors: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             return None
         centres = np.stack([x[near == c].mean(axis=0) for c in (0, 1)])
     spread = float(np.mean(np.min(d, axis=1))) + 0.03
-    if np.linalg.norm(centres[0] - centres[1]) < MIN_SEPARATION * spread:
+    gap = float(np.linalg.norm(centres[0] - centres[1]))
+    if gap < MIN_SEPARATION * spread or gap < MIN_CENTRE_GAP:
         return None
     light = int(np.argmax(centres[:, 0]))
     labels = np.where(near == light, "light", "dark").astype(object)
