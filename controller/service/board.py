@@ -316,7 +316,7 @@ class BoardService:
             played, pending = await asyncio.to_thread(self.session.resolve, ambiguity_id, choice)
             self.problem = {}
             if self.camera is not None:
-                self.camera.resync()
+                self.camera.answered(played, self.session.position)
             self.bus.publish("ambiguity_resolved", {"id": pending.id, "ptn": played.ptn()})
             await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
             return played

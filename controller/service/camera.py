@@ -34,6 +34,7 @@ import numpy as np
 from controller.service.config import Settings
 from controller.service.errors import WrongMoveError
 from controller.service.virtual_board import VirtualBoard
+from controller.tak import TakError
 from controller.tracking import (
     Ask,
     Commit,
@@ -255,6 +256,24 @@ class CameraPipeline:
             await asyncio.gather(self._task, return_exceptions=True)
         if self.source is not None:
             self.source.release()
+
+    def answered(self, ply, position) -> None:
+        """The camera's own question was answered with `ply` (now played in `position`). The
+        board has not changed since the tracker asked, so it keeps its picture of the board (what
+        each square looked like) and plays the answer; a fresh tracker would have to judge the
+        whole board again from the reader's absolute answers, where a half-hidden piece can
+        stall the game. Anything unexpected: rebuild it (`resync`)."""
+        tracker = self.tracker
+        if tracker is None or self._resync or tracker.pending is None:
+            self._resync = True
+            return
+        try:
+            tracker.accept(ply)
+        except TakError:  # not legal in the tracked position: they disagree
+            self._resync = True
+            return
+        if tracker.position.tps() != position.tps():
+            self._resync = True
 
     def resync(self, *, new_game: bool = False, resumed: bool = False) -> None:
         """The game changed by another way than the camera: rebuild the tracker before next

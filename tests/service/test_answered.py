@@ -1,0 +1,62 @@
+"""An ambiguity the camera raised, answered on the page: the camera's tracker plays the answer and
+keeps its picture of the board (a fresh tracker would judge every square again from the reader's
+absolute answers, where one half-hidden piece stalls the game)."""
+
+from __future__ import annotations
+
+from controller.service.camera import CameraPipeline
+from controller.service.config import Settings
+from controller.tak import Ply, Position
+from controller.tracking import Ask, Tracker
+from controller.tracking.synthetic import hand_reading, position_reading
+
+FPS = 5
+START = "x5/x5/x2,22111,x2/x5/x5 1 8"
+
+
+class Clock:
+    def monotonic(self) -> float:
+        return 0.0
+
+
+def _asking_pipeline(tmp_path) -> tuple[CameraPipeline, Position]:
+    """A pipeline whose tracker asks which of two spreads with the same tops was played."""
+    pipeline = CameraPipeline(lambda: None, settings=Settings(data_dir=tmp_path), clock=Clock())
+    tracker = Tracker(Position.from_tps(START))
+    truth, t = Position.from_tps(START), 0.0
+
+    def feed(reading, seconds: float) -> list:
+        nonlocal t
+        out = []
+        for _ in range(round(seconds * FPS)):
+            out += tracker.step(reading, t)
+            t += 1 / FPS
+        return out
+
+    feed(position_reading(truth, height_confidence=0.0), 2.0)
+    truth.play(Ply.from_ptn("3c3>12"))
+    feed(hand_reading(5), 0.6)
+    decisions = feed(position_reading(truth, height_confidence=0.0), 1.0)
+    assert len(decisions) == 1 and isinstance(decisions[0], Ask)
+    pipeline.tracker, pipeline._resync = tracker, False
+    return pipeline, truth
+
+
+def test_the_answer_is_played_in_the_same_tracker(tmp_path):
+    pipeline, truth = _asking_pipeline(tmp_path)
+    tracker = pipeline.tracker
+    pipeline.answered(Ply.from_ptn("3c3>12"), truth)
+    assert pipeline.tracker is tracker and not pipeline._resync
+    assert tracker.position.tps() == truth.tps() and tracker.state == "tracking"
+
+
+def test_an_answer_the_tracker_cannot_follow_rebuilds_it(tmp_path):
+    pipeline, truth = _asking_pipeline(tmp_path)
+    pipeline.answered(Ply.from_ptn("3c3>21"), truth)  # the game recorded the other spread
+    assert pipeline._resync
+    pipeline, truth = _asking_pipeline(tmp_path)
+    pipeline.answered(Ply.from_ptn("a1"), truth)  # legal there, but not what the game recorded
+    assert pipeline._resync
+    pipeline, truth = _asking_pipeline(tmp_path)
+    pipeline.answered(Ply.from_ptn("c3"), truth)  # not even legal in the tracked position
+    assert pipeline._resync
