@@ -21,13 +21,6 @@ SIZE, LENGTH, SEED = 5, 56, 1
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the game cannot finish yet: with seed 1 the board reads illegal at ply 38 (a dark "
-    "wall placed on b4 is read empty at 0.5, and from this camera its top covers b5, which the "
-    "tracker then counts as changed; plies 1-37 record exactly, see the report of issue 6); "
-    "strict, so this turns red the day the game records cleanly",
-)
 def test_a_scripted_game_is_recorded_exactly_through_every_part(tmp_path):
     settings = Settings(data_dir=tmp_path, camera="sim", serial="sim", sim=True, size=SIZE,
                         token=TOKEN)

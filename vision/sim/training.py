@@ -1,9 +1,10 @@
 """Training data for the square classifier, rendered by the simulated camera; and the fit.
 
-    takboard vision train [--installations 1200] [--epochs 8] [--jobs 2] [-o vision/square_net.npz]
+    takboard vision train [--installations 1800] [--epochs 8] [--jobs 2] [-o vision/square_net.npz]
 
 Like the benchmark (bench/vision.py), the data comes in installations: a random board, piece set,
-room, camera pose (tilt 0..40 degrees) and size 4..8, whose empty board is seen first (the
+room, camera pose (tilt 0..40 degrees), resolution (1280x720 or 960x540) and size 4..8,
+whose empty board is seen first (the
 empty-board model, exactly as the reader builds it), then ten positions under slowly drifting
 light, some with LEDs lit. Half of the positions are ordinary mid-games (`random_scene`), half
 are crowded with tall stacks, walls and capstones (so the rarer cases are not rare here). Every
@@ -33,6 +34,10 @@ from vision.views import N_FEATURES, SquareViews, mirror_index, warp_to_board
 
 FRAMES_PER_INSTALLATION = 10
 LED_SHARE = 0.15
+# camera resolutions, drawn per installation: the benchmark's 1280x720 most often, and the 960x540
+# `serve --sim` streams (the classifier must not learn one pixel size). Same aspect only: the
+# simulated camera keeps its field of view, so another aspect would mean non-square pixels.
+RESOLUTIONS = ((1280, 720), (1280, 720), (960, 540))
 TRAIN_SEED = 1000
 HELD_OUT_SEED = 5000
 
@@ -70,6 +75,8 @@ def installation(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     size = int(rng.integers(4, 9))
     camera, look = random_setup(seed, size, tilt_deg=float(rng.uniform(0.0, 40.0)))
+    width, height = RESOLUTIONS[int(rng.integers(len(RESOLUTIONS)))]
+    camera = camera.with_resolution(width, height)
     empty = render_frame(Scene(size), camera, look, seed=seed).image
     try:
         pose = BoardLocator(size).locate(empty)
@@ -106,6 +113,10 @@ def dataset(
             parts.append(part)
             _progress(done, len(seeds), started, label)
     print(file=sys.stderr)
+    skipped = sum(len(p[1]) == 0 for p in parts)
+    if skipped:
+        print(f"{label}: {skipped} installations skipped (board not found in the empty frame)",
+              file=sys.stderr)  # fmt: skip
     return (np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))  # fmt: skip
 
