@@ -41,6 +41,7 @@ MOTION_SHARE = 0.004  # share of pixels that must change for "moving"
 
 RING_OFFSETS = (0.12, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3)  # pitches outside the grid (wood, markers)
 RING_STEP = 0.05  # pitches between samples along a row
+HELD_MIN_CHANGED = 3  # unexplained ring samples that keep a hand seen before flagged
 RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
 RING_GAIN = (0.5, 1.25)  # brightness changes allowed as light and shadow
 RING_CHANGED = 150  # squared BGR distance (after gain) that counts as changed, at least ...
@@ -342,8 +343,12 @@ class HandGate:
             ev.cause = "run"
         elif table:
             ev.cause = "table"
-        elif self._held and not moving:
-            ev.cause = "held"  # nothing moved since the hand was seen: it has not left
+        elif self._held and not moving and int(unexplained.sum()) >= HELD_MIN_CHANGED:
+            # nothing moved since the hand was seen and the ring still shows some of it: it has
+            # not left. (A clear ring releases it without motion: no hand reaches the board
+            # without crossing the ring, and the motion gate can miss a hand leaving between two
+            # frames in dim light; record bench seed 9 lost its first ply to that.)
+            ev.cause = "held"
         self.last = ev
         self._held = bool(ev.cause)
         if ev.cause == "band":
