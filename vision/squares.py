@@ -31,6 +31,24 @@ TOP_OF_KIND = {
 }
 
 
+def radial_frames(pose: BoardPose) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Every square's name, centre [S, 2] and radial unit vector [S, 2] (from the camera's foot
+    point through the centre), in a1, b1, ... order."""
+    n = pose.size
+    foot = pose.camera_in_board[:2]
+    names, centres, radial = [], [], []
+    for rank in range(n):
+        for file in range(n):
+            names.append(geometry.square_name(file, rank))
+            c = np.array(geometry.square_center(file, rank))
+            d = c - foot
+            norm = float(np.linalg.norm(d))
+            # Right under the lens there is no smear direction; any direction will do.
+            radial.append(d / norm if norm > 0.05 else np.array([0.0, 1.0]))
+            centres.append(c)
+    return names, np.array(centres), np.array(radial)
+
+
 def top_z(kind: str, height: int) -> float:
     """Height (pitches) of the top of a stack of `height` pieces with `kind` on top."""
     return (height - 1) * geometry.FLAT_THICKNESS + TOP_OF_KIND[kind]
@@ -46,19 +64,7 @@ class SquareModel:
         cam = pose.camera_in_board
         self.cam_xy = cam[:2]
         self.cam_z = float(cam[2])
-        self.names: list[str] = []
-        centres, radial = [], []
-        for rank in range(n):
-            for file in range(n):
-                self.names.append(geometry.square_name(file, rank))
-                c = np.array(geometry.square_center(file, rank))
-                d = c - self.cam_xy
-                norm = float(np.linalg.norm(d))
-                # Right under the lens there is no smear direction; any direction will do.
-                radial.append(d / norm if norm > 0.05 else np.array([0.0, 1.0]))
-                centres.append(c)
-        self.centres = np.array(centres)  # [S, 2]
-        self.radial = np.array(radial)  # [S, 2]
+        self.names, self.centres, self.radial = radial_frames(pose)  # [S], [S, 2], [S, 2]
         self.rho = np.einsum("si,si->s", self.centres - self.cam_xy, self.radial)  # [S]
         self.order = np.argsort(self.rho)  # nearest to the camera first
 

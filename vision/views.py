@@ -33,6 +33,7 @@ import numpy as np
 
 from vision import geometry
 from vision.locate import BoardPose
+from vision.squares import radial_frames
 
 PLANE_HEIGHTS = np.arange(10) * geometry.FLAT_THICKNESS  # 0 .. 1.35 pitches
 GRID = np.linspace(-0.6, 0.6, 11)  # pitches, along r (rows) and across (columns)
@@ -89,20 +90,8 @@ class SquareViews:
         cam = pose.camera_in_board
         P = pose.P_img_from_board
         H_board_from_img = np.linalg.inv(pose.H_img_from_board)
-        names, centres, radial = [], [], []
-        for rank in range(n):
-            for file in range(n):
-                names.append(geometry.square_name(file, rank))
-                c = np.array(geometry.square_center(file, rank))
-                d = c - cam[:2]
-                norm = float(np.linalg.norm(d))
-                # right under the lens nothing smears; any direction will do
-                radial.append(d / norm if norm > 0.05 else np.array([0.0, 1.0]))
-                centres.append(c)
-        self.names = names
-        S = len(names)
-        C = np.array(centres)
-        R = np.array(radial)
+        self.names, C, R = radial_frames(pose)
+        S = len(self.names)
         Q = np.stack([-R[:, 1], R[:, 0]], axis=1)
         self.centres, self.radial = C, R
 
@@ -115,8 +104,8 @@ class SquareViews:
         )
         xy = np.broadcast_to(xy, (S, Z, G, G, 2))
         z = np.broadcast_to(PLANE_HEIGHTS[None, :, None, None, None], (S, Z, G, G, 1))
-        self.plane_points = np.concatenate([xy, z], axis=-1)  # kept for the colour samples
-        self._plane_maps = self._maps(P, H_board_from_img, self.plane_points.reshape(-1, 3), G * G)
+        plane_points = np.concatenate([xy, z], axis=-1).reshape(-1, 3)
+        self._plane_maps = self._maps(P, H_board_from_img, plane_points, G * G)
 
         # verticals: [S, O, Zv, xyz]; below the board they walk towards the camera instead
         front = C - FRONT_EDGE * R
