@@ -13,6 +13,7 @@ previous small grey frame for motion.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -110,14 +111,19 @@ MIN_SIDES_TO_SPLIT = 4  # two walls in two lights (one lit, one shaded) are not 
 MIN_CENTRE_GAP = 0.5  # in _colour_space: about 1.65x in brightness
 
 
-def _nearest(colors: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Label by the nearer of two BGR centres (dark, light); confidence from the margin."""
-    d = np.linalg.norm(colors[:, None, :] - centres[None], axis=2)
+def _nearest(x: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Label points [M, D] by the nearer of two centres [2, D] (dark, light), in whatever space
+    both are given; confidence from the margin."""
+    d = np.linalg.norm(x[:, None, :] - centres[None], axis=2)
     near = d.argmin(axis=1)
+    return np.array(COLOURS, dtype=object)[near], _margin(d, near)
+
+
+def _margin(d: np.ndarray, near: np.ndarray) -> np.ndarray:
+    """[M] confidence of picking column `near` of distances d [M, 2]: 0.5 on the fence, 1 on a
+    centre."""
     own, other = d[np.arange(len(d)), near], d[np.arange(len(d)), 1 - near]
-    return np.array(COLOURS, dtype=object)[near], np.clip(
-        0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0
-    )
+    return np.clip(0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0)
 
 
 def _centres(colors: np.ndarray, labels: list[str]) -> np.ndarray | None:
@@ -135,13 +141,7 @@ def _by_hue(colors: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.nda
     hue = centres[:, 1:]
     if float(np.linalg.norm(hue[0] - hue[1])) < MIN_HUE_GAP:
         return None
-    x = _colour_space(colors)[:, 1:]
-    d = np.linalg.norm(x[:, None, :] - hue[None], axis=2)
-    near = d.argmin(axis=1)
-    own, other = d[np.arange(len(d)), near], d[np.arange(len(d)), 1 - near]
-    return np.array(COLOURS, dtype=object)[near], np.clip(
-        0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0
-    )
+    return _nearest(_colour_space(colors)[:, 1:], hue)
 
 
 def _by_paper(colors: np.ndarray, white: float, black: float) -> tuple[np.ndarray, np.ndarray]:
@@ -190,8 +190,7 @@ def _two_clusters(colors: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     light = int(np.argmax(centres[:, 0]))
     labels = np.where(near == light, "light", "dark").astype(object)
-    own, other = d[np.arange(len(x)), near], d[np.arange(len(x)), 1 - near]
-    return labels, np.clip(0.5 + (other - own) / (other + own + 1e-6), 0.0, 1.0)
+    return labels, _margin(d, near)
 
 
 class BoardReader:
@@ -544,24 +543,18 @@ class BoardReader:
         """Median brightness of the empty board inside the grid (colours are taken relative to
         the light on the board there)."""
         assert self._empty_rect_now is not None and self.pose is not None
-        key = id(self._empty_rect_now)
-        if self._grey_cache[0] != key:
+        rect = self._empty_rect_now
+        if self._grey_cache[0] is not rect:  # the array itself: an id() can be reused
             ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, self.pose.size
             a, b = round(m * ppp), round((m + n) * ppp)
-            grid = self._empty_rect_now[a:b, a:b]
-            self._grey_cache = (key, max(float(np.median(grid.mean(axis=2))), 1.0))
+            grid = rect[a:b, a:b]
+            self._grey_cache = (rect, max(float(np.median(grid.mean(axis=2))), 1.0))
         return self._grey_cache[1]
 
 
-_CALIBRATION: Calibration | None = None
-_NET: SquareNet | None = None
-
-
-def _default_net() -> SquareNet:
-    global _NET
-    if _NET is None:
-        _NET = SquareNet.load()
-    return _NET
+# loaded once per process, on first use (a reader per camera shares them)
+_default_net = functools.cache(SquareNet.load)
+_default_calibration = functools.cache(Calibration.load)
 
 
 def _top_colours(
@@ -585,13 +578,6 @@ def _top_colours(
     face = np.median(colour.reshape(S, 9, 3), axis=1)
     body = np.median(colour[:, :, 1], axis=1)
     return np.where(is_flat[:, None], face, body).astype(np.float32)
-
-
-def _default_calibration() -> Calibration:
-    global _CALIBRATION
-    if _CALIBRATION is None:
-        _CALIBRATION = Calibration.load()
-    return _CALIBRATION
 
 
 def _claims(
