@@ -32,6 +32,7 @@ from vision.views import (
     EMPTY_PX_PER_PITCH,
     PLANE_HEIGHTS,
     SquareViews,
+    board_to_model_px,
     warp_to_board,
 )
 
@@ -238,14 +239,8 @@ class BoardReader:
         self.views: SquareViews | None = None
 
     # -- empty board model -------------------------------------------------------------------------
-    def _rect_map(self, pose: BoardPose, board_pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, pose.size
-        u = (board_pts[..., 0] + m) * ppp
-        v = (n + m - board_pts[..., 1]) * ppp
-        return u.astype(np.float32), v.astype(np.float32)
-
     def _profiles_from_rect(self, model: SquareModel, rect: np.ndarray) -> np.ndarray:
-        mx, my = self._rect_map(model.pose, model.board_pts)
+        mx, my = board_to_model_px(model.board_pts, model.pose.size)
         S, T, A = model.board_pts.shape[:3]
         out = cv2.remap(rect, mx.reshape(S * T, A), my.reshape(S * T, A), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
@@ -294,7 +289,7 @@ class BoardReader:
 
     def _warp_empty_ring(self, rect: np.ndarray) -> np.ndarray:
         assert self.hands is not None and self.pose is not None
-        mx, my = self._rect_map(self.pose, self.hands.ring_pts)
+        mx, my = board_to_model_px(self.hands.ring_pts, self.pose.size)
         return cv2.remap(rect, mx[None], my[None], cv2.INTER_LINEAR)[0].astype(np.float32)
 
     def _measure_paper(self, frame: np.ndarray, pose: BoardPose) -> None:

@@ -62,9 +62,13 @@ def mirror_index() -> np.ndarray:
     return np.concatenate([plane, vert, idx[n_plane + n_vert :]])
 
 
-def _project(P: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    hom = np.hstack([pts, np.ones((len(pts), 1))]) @ P.T
-    return hom[:, :2] / hom[:, 2:3]
+def board_to_model_px(board_xy: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Board-plane points [..., 2] (pitches) -> pixel coordinates (u, v) in the empty-board model
+    (`warp_to_board`'s layout), float32, for cv2.remap."""
+    ppp, m = EMPTY_PX_PER_PITCH, EMPTY_MARGIN
+    u = (board_xy[..., 0] + m) * ppp
+    v = (size + m - board_xy[..., 1]) * ppp
+    return u.astype(np.float32), v.astype(np.float32)
 
 
 def _channels(frame_bgr: np.ndarray, empty_bgr: np.ndarray) -> np.ndarray:
@@ -88,7 +92,6 @@ class SquareViews:
         n = pose.size
         self.size = n
         cam = pose.camera_in_board
-        P = pose.P_img_from_board
         H_board_from_img = np.linalg.inv(pose.H_img_from_board)
         self.names, C, R = radial_frames(pose)
         S = len(self.names)
@@ -105,18 +108,16 @@ class SquareViews:
         xy = np.broadcast_to(xy, (S, Z, G, G, 2))
         z = np.broadcast_to(PLANE_HEIGHTS[None, :, None, None, None], (S, Z, G, G, 1))
         plane_points = np.concatenate([xy, z], axis=-1).reshape(-1, 3)
-        self._plane_maps = self._maps(P, H_board_from_img, plane_points, G * G)
+        self._plane_maps = self._maps(pose, H_board_from_img, plane_points, G * G)
 
         # verticals: [S, O, Zv, xyz]; below the board they walk towards the camera instead
         front = C - FRONT_EDGE * R
         base = front[:, None, None, :] + VERTICAL_OFFSETS[None, :, None, None] * Q[:, None, None, :]
         base = base + np.minimum(VERTICAL_Z, 0.0)[None, None, :, None] * R[:, None, None, :]
         base = np.broadcast_to(base, (S, len(VERTICAL_OFFSETS), len(VERTICAL_Z), 2))
-        vz = np.broadcast_to(
-            np.maximum(VERTICAL_Z, 0.0)[None, None, :, None], (*base.shape[:3], 1)
-        )
+        vz = np.broadcast_to(np.maximum(VERTICAL_Z, 0.0)[None, None, :, None], (*base.shape[:3], 1))
         vpts = np.concatenate([base, vz], axis=-1).reshape(-1, 3)
-        self._vertical_maps = self._maps(P, H_board_from_img, vpts, len(VERTICAL_Z))
+        self._vertical_maps = self._maps(pose, H_board_from_img, vpts, len(VERTICAL_Z))
 
         # what still differs between squares: how far one layer smears here, the angle of view,
         # the resolution
@@ -125,24 +126,21 @@ class SquareViews:
         smear = rho * (cz / (cz - geometry.FLAT_THICKNESS) - 1.0)
         c0 = np.hstack([C, np.zeros((S, 1))])
         c1 = c0 + np.hstack([0.1 * R, np.zeros((S, 1))])
-        px_per_pitch = np.linalg.norm(_project(P, c1) - _project(P, c0), axis=1) / 0.1
+        px_per_pitch = np.linalg.norm(pose.project(c1) - pose.project(c0), axis=1) / 0.1
         elevation = np.arctan2(cz, np.abs(rho))
         self.geometry = np.stack([smear * 10, elevation, px_per_pitch / 100], 1).astype(np.float32)
         spacing_px = float(np.median(px_per_pitch)) * float(GRID[1] - GRID[0])
         self.blur = round(spacing_px / 2) | 1  # odd box size, about half a grid step
 
     def _maps(
-        self, P: np.ndarray, H_board_from_img: np.ndarray, pts: np.ndarray, row: int
+        self, pose: BoardPose, H_board_from_img: np.ndarray, pts: np.ndarray, row: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """remap tables for the frame (image pixels) and for the empty-board model (its pixels,
         where the same ray meets the board). In rows of `row` samples: remap wants both sides of
         its tables under 32767."""
-        img = _project(P, pts)
+        img = pose.project(pts)
         hom = np.hstack([img, np.ones((len(img), 1))]) @ H_board_from_img.T
-        board = hom[:, :2] / hom[:, 2:3]
-        ppp, m = EMPTY_PX_PER_PITCH, EMPTY_MARGIN
-        ex = (board[:, 0] + m) * ppp
-        ey = (self.size + m - board[:, 1]) * ppp
+        ex, ey = board_to_model_px(hom[:, :2] / hom[:, 2:3], self.size)
         return tuple(a.astype(np.float32).reshape(-1, row) for a in (img[:, 0], img[:, 1], ex, ey))
 
     def sample(
