@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.calibration import ATTRIBUTES, Calibration, fit_logistic
 from vision.reader import RING_EXTRA_TOP, BoardReader, _claims
-from vision.sim import Scene, random_scene, random_setup, render_frame
+from vision.sim import Scene, random_leds, random_scene, random_setup, render_frame
 
 FRAMES_PER_INSTALLATION = 10
 HAND_SHARE = 0.15
@@ -61,13 +61,6 @@ def progress(done: int, total: int, started: float, note: str = "") -> None:
     bar = "#" * filled + "-" * (width - filled)
     print(f"\r[{bar}] {done}/{total} frames  {elapsed:5.0f}s  eta {eta:4.0f}s {note:<24}",
           end="", file=sys.stderr, flush=True)  # fmt: skip
-
-
-def random_leds(rng: np.random.Generator, size: int) -> dict[str, tuple[int, int, int]]:
-    squares = [f"{'abcdefgh'[f]}{r + 1}" for f in range(size) for r in range(size)]
-    chosen = rng.choice(squares, size=int(rng.integers(1, 5)), replace=False)
-    palette = [(0, 0, 255), (0, 255, 0), (255, 80, 0), (0, 200, 255), (255, 255, 255)]
-    return {str(sq): palette[int(rng.integers(len(palette)))] for sq in chosen}
 
 
 def bumped(camera):

@@ -52,7 +52,7 @@ from vision.sim.renderer import (
     render,
     render_frame,
 )
-from vision.sim.scene import Hand, Scene, random_hand, random_scene
+from vision.sim.scene import Hand, Scene, random_hand, random_leds, random_scene
 from vision.sim.source import SimCameraSource
 
 __all__ = [
@@ -70,6 +70,7 @@ __all__ = [
     "ground_truth",
     "random_camera",
     "random_hand",
+    "random_leds",
     "random_look",
     "random_scene",
     "random_setup",

@@ -131,6 +131,21 @@ def stack_top_height(stack: list[Piece]) -> float:
     return flats + top[stack[-1][1]]
 
 
+def capstones_per_player(size: int) -> int:
+    """Capstones each player has in a real set: none below 5x5, one on 5x5 and 6x6, two above."""
+    return 0 if size < 5 else (1 if size < 7 else 2)
+
+
+LED_PALETTE = [(0, 0, 255), (0, 255, 0), (255, 80, 0), (0, 200, 255), (255, 255, 255)]
+
+
+def random_leds(rng: np.random.Generator, size: int) -> dict[str, tuple[int, int, int]]:
+    """One to four squares with their LED glowing, each in a colour the LEDs show (BGR)."""
+    names = [geometry.square_name(f, r) for f in range(size) for r in range(size)]
+    chosen = rng.choice(names, size=int(rng.integers(1, 5)), replace=False)
+    return {str(sq): LED_PALETTE[int(rng.integers(len(LED_PALETTE)))] for sq in chosen}
+
+
 def random_scene(
     seed: int | np.random.Generator,
     size: int,
@@ -148,8 +163,7 @@ def random_scene(
     squares = all_squares(size)
     if pieces is None:
         pieces = int(rng.integers(size, size * size + size * 2))
-    caps_left = {"light": 0 if size < 5 else (1 if size < 7 else 2)}
-    caps_left["dark"] = caps_left["light"]
+    caps_left = dict.fromkeys(COLORS, capstones_per_player(size))
     stacks: dict[str, list[Piece]] = {}
     for _ in range(pieces):
         open_squares = [s for s in squares if _can_take_piece(stacks.get(s, []), max_height)]

@@ -29,7 +29,7 @@ from vision.locate import BoardLocator, BoardNotFoundError
 from vision.net import KINDS, MAX_HEIGHT, SquareNet, fit_temperature, train
 from vision.sim.look import random_setup
 from vision.sim.renderer import render_frame
-from vision.sim.scene import Scene, random_scene
+from vision.sim.scene import COLORS, Scene, capstones_per_player, random_leds, random_scene
 from vision.views import N_FEATURES, SquareViews, mirror_index, warp_to_board
 
 FRAMES_PER_INSTALLATION = 10
@@ -44,15 +44,14 @@ HELD_OUT_SEED = 5000
 
 def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
     """Most squares occupied, stacks up to 8, a fifth of the tops walls, capstones as in a set."""
-    caps = {"light": 0 if size < 5 else (1 if size < 7 else 2)}
-    caps["dark"] = caps["light"]
+    caps = dict.fromkeys(COLORS, capstones_per_player(size))
     stacks = {}
     for file in range(size):
         for rank in range(size):
             if rng.random() < 0.4:
                 continue
             height = int(min(MAX_HEIGHT, 1 + rng.geometric(0.35)))
-            stack = [(("light", "dark")[int(rng.integers(2))], "flat") for _ in range(height)]
+            stack = [(COLORS[int(rng.integers(2))], "flat") for _ in range(height)]
             colour, roll = stack[-1][0], rng.random()
             if roll < 0.2:
                 stack[-1] = (colour, "wall")
@@ -61,13 +60,6 @@ def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
                 caps[colour] -= 1
             stacks[geometry.square_name(file, rank)] = stack
     return Scene(size, stacks)
-
-
-def random_leds(rng: np.random.Generator, size: int) -> dict[str, tuple[int, int, int]]:
-    names = [geometry.square_name(f, r) for f in range(size) for r in range(size)]
-    chosen = rng.choice(names, size=int(rng.integers(1, 5)), replace=False)
-    palette = [(0, 0, 255), (0, 255, 0), (255, 80, 0), (0, 200, 255), (255, 255, 255)]
-    return {str(sq): palette[int(rng.integers(len(palette)))] for sq in chosen}
 
 
 def installation(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -103,9 +95,7 @@ def installation(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.vstack(xs), np.array(kinds), np.array(heights)
 
 
-def dataset(
-    seeds: list[int], jobs: int, label: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dataset(seeds: list[int], jobs: int, label: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     started = time.monotonic()
     parts = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
