@@ -4,7 +4,6 @@ the real engine, the real journal."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -14,14 +13,7 @@ from controller.service.hints import EngineHints
 from controller.service.leds_port import LedBoard
 from controller.store import Journal
 from controller.tak import Ply
-
-
-async def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+from tests.service.waiting import wait_for
 
 
 async def press(leds: LedBoard, hold: float = 0.1) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 import pytest
 
@@ -20,14 +19,7 @@ from controller.service.leds_port import LedBoard
 from controller.service.opponent import Opponent, squares_to_fix
 from controller.store import Journal
 from controller.tak import Ply, Position
-
-
-async def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+from tests.service.waiting import wait_for
 
 
 def service(tmp_path, **parts) -> BoardService:

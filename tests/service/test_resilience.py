@@ -21,6 +21,7 @@ from controller.service.leds_port import LedBoard
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
 from controller.tak import Ply, Position
+from tests.service.waiting import wait_for
 from tests.web.server import free_port
 
 TOKEN = "resilience-token-0123456789"
@@ -73,14 +74,6 @@ def test_kill_9_mid_game_then_restart_continues_the_game_from_the_journal(tmp_pa
     finally:
         second.terminate()
         second.wait(10)
-
-
-async def wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 @pytest.mark.slow
