@@ -527,11 +527,7 @@ class BoardReader:
             # forward (pieces sit off centre)
             "base_t": np.full(S, -0.45),
         }
-        decided["cost"] = np.zeros(S)
-        decided["claims"] = _claims(self.model, decided)
-        decided["board_mask"] = _board_mask(
-            self.model, decided, np.ones((S, self.model.T), dtype=bool)
-        )
+        decided["board_mask"] = _board_mask(self.model, decided)
         return decided
 
     def _board_grey(self) -> float:
@@ -591,12 +587,10 @@ def _claims(
     return out
 
 
-def _board_mask(
-    model: SquareModel, decided: dict[str, np.ndarray], valid: np.ndarray
-) -> np.ndarray:
+def _board_mask(model: SquareModel, decided: dict[str, np.ndarray]) -> np.ndarray:
     """[S, T] bool: samples that show the bare board (for the drift update)."""
     t = model.t
-    mask = valid.copy()
+    mask = np.ones((len(model.names), model.T), dtype=bool)
     for s in range(len(model.names)):
         if decided["empty"][s]:
             mask[s] &= t <= 0.45
