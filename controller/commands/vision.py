@@ -505,7 +505,7 @@ def _fail(message: str) -> int:
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "vision",
-        help="camera tools: render simulated frames, print markers, read a frame",
+        help="camera tools: render simulated frames, print markers, read a frame, train the reader",
         description="Camera tools. `takboard vision SUBCOMMAND --help` for each.",
     )
     sub = parser.add_subparsers(dest="vision_command", metavar="SUBCOMMAND")
