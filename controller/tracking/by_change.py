@@ -12,11 +12,21 @@ each legal ply, each takeback) alters a set A of squares; it is scored:
 `visible(s)` is 1 when the square's top piece (or emptiness) changes and HEIGHT_ONLY_VISIBLE when
 only the height does (a flat dropped on a flat of its colour is hard to see from above).
 `discount(s)` is NEXT_TO_ALTERED for a square next to an altered one and NEXT_TO_TALL next to a tall
-stack: a stack rises over its neighbour behind it in the camera's view, so a change there may be
-the neighbour's. When the reader's own answer for the square changed too (`reader_moved`) it may
-be a piece knocked onto the next square, or the reader seeing a phantom in the new stack's shadow
-(it does, next to walls and tall stacks): then it counts NEXT_TO_TALL_READ next to an altered
-square whose stack is now tall or standing (`_tall`), in full elsewhere.
+stack: a stack rises over its neighbour behind it in the camera's view, so a change there may be the
+neighbour's. Next to an altered square that stands tall before or after (a capstone or wall placed
+or moved, a tall stack built or taken down) it is NEXT_TO_RISEN: such a piece covers and shadows
+several neighbours at once (bench: a capstone placed on d5 changed d6 by 3.7 and e5 by 1.7, as much
+as a placed flat changes its own square). When the reader's own answer for the square changed too
+(`reader_moved`) it may be a piece knocked onto the next square, or the reader seeing a phantom in
+the new stack's shadow (it does, next to walls and tall stacks): then it counts NEXT_TO_TALL_READ
+next to an altered square whose stack is now tall or standing (`_tall`), in full elsewhere.
+
+A square a hypothesis alters only in height (same top piece) barely changes its look, so its
+reading term, scaled by that change, says next to nothing: two spreads that differ only in which
+neighbour got the flat tie (bench: 10 of 32 imperfect games began with such a tie, the reader
+reading the right neighbour's new height at 0.98). For those squares the reader's own height
+CHANGE since the last match counts instead (`height_news`): a height misread the same way before
+and after cancels out, and only a reader that saw the stack grow or shrink tells the two apart.
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
@@ -45,11 +55,16 @@ HEIGHT_ONLY_VISIBLE = 0.25  # bench: a flat dropped on a flat of its colour chan
 # 2 x 0.25 stays under the commit margin: a ply differing from the best only out of sight is asked
 NEXT_TO_ALTERED = 0.25
 NEXT_TO_TALL = 0.5
+NEXT_TO_RISEN = 0.1
 NEXT_TO_TALL_READ = 0.4
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
+# Per piece of height change the reader saw (or did not) on a square altered only in height, at
+# full height confidence: the two sides of a tie differ by twice this, above the commit margin.
+W_HEIGHT_NEWS = 0.5
+HEIGHT_NEWS_CLIP = 2.0  # pieces
 # What a placement costs before any evidence: players place flats most of the time, and a reader
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
@@ -109,6 +124,7 @@ class ChangeJudge:
         evidence: Mapping[str, SquareEvidence],
         p_changed: Mapping[str, float],
         reader_moved: set[str] | None = None,
+        accepted: Mapping[str, SquareEvidence] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -118,6 +134,7 @@ class ChangeJudge:
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
         self.reader_moved = reader_moved or set()
+        self.accepted = accepted or {}  # the evidence of the board last matched
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -131,11 +148,34 @@ class ChangeJudge:
             return ev.height >= 1.5
         return stack[-1][1] != FLAT and ev.p_kind[0] < 0.5
 
+    def height_news(self, square: str, grown: int) -> float:
+        """What the reader's height change on `square` says of a hypothesis that grows its stack
+        by `grown` pieces (negative: shrinks it), against leaving it alone: below 0 it agrees."""
+        now, then = self.evidence.get(square), self.accepted.get(square)
+        if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
+            return 0.0
+        seen = now.height - then.height
+        weight = min(now.height_weight, then.height_weight)
+
+        def off(by: float) -> float:
+            return min(HEIGHT_NEWS_CLIP, abs(by))
+
+        return W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
+
+    def _stood_tall(self, square: str) -> bool:
+        """Did the square's stack rise over its neighbours before (the matched position)?"""
+        stack = self.before.get(square, ())
+        return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
+
     def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
         near = {n for sq in altered for n in neighbours(sq, self.size)}
         near_tall = {
             n for sq in altered if self._tall(sq, after.get(sq, ()))
             for n in neighbours(sq, self.size)
+        }
+        # (a piece the reader saw arrive next to a stack taken down was more likely knocked there)
+        near_risen = near_tall | {
+            n for sq in altered if self._stood_tall(sq) for n in neighbours(sq, self.size)
         }
         structure = 0.0
         reading = 0.0
@@ -148,6 +188,8 @@ class ChangeJudge:
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
             reading += self.p.get(sq, 0.0) * max(-READING_CLIP, min(READING_CLIP, gain))
+            if same_top:
+                reading += self.height_news(sq, len(new) - len(old))
             contra += contradiction(new, ev)
             colours += colour_contradiction(new, ev)
         for sq, p in self.moved.items():
@@ -155,6 +197,7 @@ class ChangeJudge:
                 continue
             discount = (
                 (NEXT_TO_TALL_READ if sq in near_tall else 1.0) if sq in self.reader_moved
+                else NEXT_TO_RISEN if sq in near_risen
                 else NEXT_TO_ALTERED if sq in near
                 else NEXT_TO_TALL if sq in self.near_tall
                 else 1.0

@@ -55,7 +55,7 @@ from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
-OCCUPANCY_FLIP = 0.9  # the reader this sure of a piece there and not there (in either order)
+OCCUPANCY_FLIP = 0.8  # the reader this sure of a piece there and not there (in either order)
 FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
 FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
 REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
@@ -300,7 +300,7 @@ class Tracker:
             for sq in self._occupancy_flips(evidence):
                 if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
                     p[sq] = 1.0
-            judge = ChangeJudge(self.position, evidence, p, changed)
+            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction)
@@ -458,7 +458,7 @@ class Tracker:
                     return False
                 position.push(ply)
                 pushed += 1
-            judge = ChangeJudge(position, evidence, p, changed)
+            judge = ChangeJudge(position, evidence, p, changed, self._accepted)
             return any(
                 j.ply is not None
                 and j.structure <= cfg.structure_ok

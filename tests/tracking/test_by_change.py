@@ -208,3 +208,53 @@ def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
     faint = replace(reading, appearance={**reading.appearance, "c3": bare + np.float32(0.6)})
     camera.feed(faint, 1.2)
     assert committed(camera.log) == ["a1", "e5", "c3"]
+
+
+def _flat_moved_onto_its_twin(camera: Camera, truth: Position, ptn: str) -> None:
+    """Play `ptn` (one flat onto a neighbour with a flat of its colour) where, as seen from above,
+    the neighbour's look barely changes: only the reader's height tells which one grew."""
+    looks_before = camera.reading(truth.stacks()).appearance
+    ply = Ply.from_ptn(ptn)
+    truth.play(ply)
+    camera.feed(hand_reading(camera.size), 0.6)
+    reading = camera.reading(truth.stacks())
+    target = next(sq for sq in ply.squares(camera.size) if sq != ply.square)
+    faint = {**reading.appearance, target: looks_before[target] + np.float32(0.3)}
+    camera.feed(replace(reading, appearance=faint), 1.2)
+
+
+def test_a_flat_moved_onto_a_twin_is_told_apart_by_the_height_the_reader_saw_grow():
+    start = "x5/x5/x5/x5/1,1,1,x2 1 3"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    _flat_moved_onto_its_twin(camera, truth, "b1<")
+    assert committed(camera.log) == ["b1<"]
+    assert not [d for d in camera.log if isinstance(d, Ask)]
+
+
+def test_a_flat_moved_onto_a_twin_read_too_high_all_along_is_asked_about():
+    # the reader has said "two flats" on a1 since before the ply: its height did not change, so
+    # it cannot tell a1 from c1, and the tracker must not guess
+    start = "x5/x5/x5/x5/1,1,1,x2 1 3"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.misread = {"a1": ((WHITE, FLAT), (WHITE, FLAT))}
+    camera.board(truth, 2.0)
+    camera.misread = {}  # now a1 really is two flats
+    _flat_moved_onto_its_twin(camera, truth, "b1<")
+    (ask,) = [d for d in camera.log if isinstance(d, Ask)]
+    assert {c.ply.ptn() for c in ask.candidates} == {"b1<", "b1>"}
+
+
+def test_a_capstone_that_covers_and_shadows_its_neighbours_is_still_committed():
+    # a capstone stands 0.8 of a square tall: seen at a tilt it hides part of the square behind
+    # it and shadows the one beside it, whose looks change as much as a placed flat's own square
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    truth.play(Ply.from_ptn("Cc3"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    covered = {sq: reading.appearance[sq] + np.float32(3.0) for sq in ("c4", "d3")}
+    camera.feed(replace(reading, appearance={**reading.appearance, **covered}), 1.2)
+    assert committed(camera.log) == ["a1", "e5", "Cc3"]
