@@ -311,6 +311,10 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
                         c["occupied_found"] += not got.empty
                         c["color_right"] += got.color == sq_truth.color
                         c["kind_right"] += got.kind == sq_truth.kind
+                        c[f"{sq_truth.kind}s"] += 1
+                        c[f"{sq_truth.kind}s_found"] += not got.empty
+                        c[f"{sq_truth.kind}s_color_right"] += got.color == sq_truth.color
+                        c[f"{sq_truth.kind}s_kind_right"] += got.kind == sq_truth.kind
                     else:
                         c["empties"] += 1
                         c["empty_right"] += got.empty
@@ -355,6 +359,15 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
         "empty_precision": share("empty_right", "empties"),
         "top_color_accuracy": share("color_right", "pieces"),
         "top_kind_accuracy": share("kind_right", "pieces"),
+        "by_top_kind": {  # found / colour right / kind right, per true kind of the top piece
+            kind: {
+                "tops": c[f"{kind}s"],
+                "found": share(f"{kind}s_found", f"{kind}s"),
+                "color": share(f"{kind}s_color_right", f"{kind}s"),
+                "kind": share(f"{kind}s_kind_right", f"{kind}s"),
+            }
+            for kind in ("flat", "wall", "cap")
+        },
         "led_square_accuracy": share("led_squares_right", "led_squares"),
         "height_exact_tilted": share("tilted_height_right", "tilted_stacks"),
         "height_exact_by_tilt": {
@@ -395,6 +408,11 @@ def report(result: dict) -> str:
         f"{pct(result['empty_precision'])}",
         f"    top colour / top kind        {pct(result['top_color_accuracy'])} / "
         f"{pct(result['top_kind_accuracy'])}",
+        "    by top (found / colour / kind): "
+        + ", ".join(
+            f"{k} {pct(v['found'])} / {pct(v['color'])} / {pct(v['kind'])} of {v['tops']}"
+            for k, v in result["by_top_kind"].items()
+        ),
         f"    squares on LED frames        {pct(result['led_square_accuracy'])}",
         f"  height exact (<= 6, tilt >= {TILTED_DEG:.0f}) {pct(result['height_exact_tilted'])}   "
         "target >= 99 %",
