@@ -258,3 +258,17 @@ def test_a_capstone_that_covers_and_shadows_its_neighbours_is_still_committed():
     covered = {sq: reading.appearance[sq] + np.float32(3.0) for sq in ("c4", "d3")}
     camera.feed(replace(reading, appearance={**reading.appearance, **covered}), 1.2)
     assert committed(camera.log) == ["a1", "e5", "Cc3"]
+
+
+def test_a_capstone_moved_onto_a_flat_of_its_colour_that_barely_shows_is_recorded():
+    # from above: a disk of the same colour on the flat; its look changes little (bench: 0.5-0.8)
+    start = "x5/x5/x2,1C,1,x/x5/x5 1 8"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    looks_before = camera.reading(truth.stacks()).appearance
+    truth.play(Ply.from_ptn("c3>"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    faint = {**reading.appearance, "d3": looks_before["d3"] + np.float32(0.5)}
+    camera.feed(replace(reading, appearance=faint), 1.2)
+    assert committed(camera.log) == ["c3>"]
