@@ -29,6 +29,9 @@ neighbour got the flat tie (bench: 10 of 32 imperfect games began with such a ti
 reading the right neighbour's new height at 0.98). For those squares the reader's own height
 CHANGE since the last match counts instead (`height_news`): a height misread the same way before
 and after cancels out, and only a reader that saw the stack grow or shrink tells the two apart.
+A reader that saw the stack change as the hypothesis says also counts as the square having
+changed (a spread dropping on two stacks of its colours' tops failed the structure check on bench
+seed 14 with the reader reading both new heights right).
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. The reading term is
@@ -153,19 +156,22 @@ class ChangeJudge:
             return ev.height >= 1.5
         return stack[-1][1] != FLAT and ev.p_kind[0] < 0.5
 
-    def height_news(self, square: str, grown: int) -> float:
+    def height_news(self, square: str, grown: int) -> tuple[float, float]:
         """What the reader's height change on `square` says of a hypothesis that grows its stack
-        by `grown` pieces (negative: shrinks it), against leaving it alone: below 0 it agrees."""
+        by `grown` pieces (negative: shrinks it): the reading term against leaving it alone (below
+        0 it agrees), and how sure the reader is that the stack changed so (0..1)."""
         now, then = self.evidence.get(square), self.accepted.get(square)
         if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
-            return 0.0
+            return 0.0, 0.0
         seen = now.height - then.height
         weight = min(now.height_weight, then.height_weight)
 
         def off(by: float) -> float:
             return min(HEIGHT_NEWS_CLIP, abs(by))
 
-        return W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
+        term = W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
+        agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
+        return term, agrees
 
     def _stood_tall(self, square: str) -> bool:
         """Did the square's stack rise over its neighbours before (the matched position)?"""
@@ -191,12 +197,15 @@ class ChangeJudge:
             same_colour = bool(old) and bool(new) and old[-1][0] == new[-1][0]
             visible = (HEIGHT_ONLY_VISIBLE if same_top
                        else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
-            structure += W_ALTERED * visible * (1.0 - self.p.get(sq, 0.0))
+            changed = self.p.get(sq, 0.0)
+            if same_top:
+                news, agrees = self.height_news(sq, len(new) - len(old))
+                reading += news
+                changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
+            structure += W_ALTERED * visible * (1.0 - changed)
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
             reading += self.p.get(sq, 0.0) * max(-READING_CLIP, min(READING_CLIP, gain))
-            if same_top:
-                reading += self.height_news(sq, len(new) - len(old))
             contra += contradiction(new, ev)
             colours += colour_contradiction(new, ev)
         for sq, p in self.moved.items():

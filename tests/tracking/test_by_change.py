@@ -210,16 +210,16 @@ def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
     assert committed(camera.log) == ["a1", "e5", "c3"]
 
 
-def _flat_moved_onto_its_twin(camera: Camera, truth: Position, ptn: str) -> None:
-    """Play `ptn` (one flat onto a neighbour with a flat of its colour) where, as seen from above,
-    the neighbour's look barely changes: only the reader's height tells which one grew."""
+def _dropped_on_its_twins(camera: Camera, truth: Position, ptn: str) -> None:
+    """Play `ptn` (flats dropped on stacks topped by flats of their colour) where, as seen from
+    above, the looks of the stacks dropped on barely change: only the reader's heights tell."""
     looks_before = camera.reading(truth.stacks()).appearance
     ply = Ply.from_ptn(ptn)
     truth.play(ply)
     camera.feed(hand_reading(camera.size), 0.6)
     reading = camera.reading(truth.stacks())
-    target = next(sq for sq in ply.squares(camera.size) if sq != ply.square)
-    faint = {**reading.appearance, target: looks_before[target] + np.float32(0.3)}
+    targets = [sq for sq in ply.squares(camera.size) if sq != ply.square]
+    faint = {**reading.appearance, **{sq: looks_before[sq] + np.float32(0.3) for sq in targets}}
     camera.feed(replace(reading, appearance=faint), 1.2)
 
 
@@ -227,7 +227,7 @@ def test_a_flat_moved_onto_a_twin_is_told_apart_by_the_height_the_reader_saw_gro
     start = "x5/x5/x5/x5/1,1,1,x2 1 3"
     truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
     camera.board(truth, 2.0)
-    _flat_moved_onto_its_twin(camera, truth, "b1<")
+    _dropped_on_its_twins(camera, truth, "b1<")
     assert committed(camera.log) == ["b1<"]
     assert not [d for d in camera.log if isinstance(d, Ask)]
 
@@ -240,7 +240,7 @@ def test_a_flat_moved_onto_a_twin_read_too_high_all_along_is_asked_about():
     camera.misread = {"a1": ((WHITE, FLAT), (WHITE, FLAT))}
     camera.board(truth, 2.0)
     camera.misread = {}  # now a1 really is two flats
-    _flat_moved_onto_its_twin(camera, truth, "b1<")
+    _dropped_on_its_twins(camera, truth, "b1<")
     (ask,) = [d for d in camera.log if isinstance(d, Ask)]
     assert {c.ply.ptn() for c in ask.candidates} == {"b1<", "b1>"}
 
@@ -272,3 +272,11 @@ def test_a_capstone_moved_onto_a_flat_of_its_colour_that_barely_shows_is_recorde
     faint = {**reading.appearance, "d3": looks_before["d3"] + np.float32(0.5)}
     camera.feed(replace(reading, appearance=faint), 1.2)
     assert committed(camera.log) == ["c3>"]
+
+
+def test_a_spread_onto_two_stacks_of_its_colour_is_recorded_from_the_heights_read():
+    start = "x5/x5/x5/x,111,1,1,x/x5 1 10"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    _dropped_on_its_twins(camera, truth, "3b2>12")
+    assert committed(camera.log) == ["3b2>12"]
