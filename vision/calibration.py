@@ -44,6 +44,9 @@ FEATURES = (
     "is_cap",
     # a square read empty is wrong in another way (a missed dark piece) than one read occupied
     "empty_logit_if_empty",
+    # a wall's or capstone's colour comes from a thin side in shade, not a lit face: the same
+    # margin means less there (bench: walls' colours 96 % right, flats' 99.4 %)
+    "color_margin_if_standing",
 )
 ATTRIBUTES = ("empty", "color", "kind", "height")
 # A reported value is never less likely than a uniform guess among the alternatives.
@@ -77,6 +80,7 @@ def square_features(
         "is_cap": (kind == "cap").astype(np.float64),
     }
     cols["empty_logit_if_empty"] = cols["empty_logit"] * cols["called_empty"]
+    cols["color_margin_if_standing"] = cols["color_margin"] * (cols["is_wall"] + cols["is_cap"])
     return np.stack([cols[f] for f in FEATURES], axis=1)
 
 

@@ -1,6 +1,6 @@
 """Training data for the square classifier, rendered by the simulated camera; and the fit.
 
-    takboard vision train [--installations 1800] [--epochs 8] [--jobs 2] [-o vision/square_net.npz]
+    takboard vision train [--installations 3600] [--epochs 10] [--jobs 2] [-o vision/square_net.npz]
 
 Like the benchmark (bench/vision.py), the data comes in installations: a random board, piece set,
 room, camera pose (tilt 0..40 degrees), resolution (1280x720 or 960x540) and size 4..8,
