@@ -69,8 +69,9 @@ NEXT_TO_TALL_READ = 0.4
 # too many; without the reader's account up to three are the altered squares' doing
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
-# Per piece of height change the reader saw (or did not) on a square altered only in height, at
-# full height confidence: the two sides of a tie differ by twice this, above the commit margin.
+# Per piece of height change the reader saw on a square altered only in height, at full height
+# confidence: under the commit margin, so it orders a question's candidates but does not settle
+# a tie alone (the reader's heights are its weakest calls).
 W_HEIGHT_NEWS = 0.5
 HEIGHT_NEWS_CLIP = 2.0  # pieces
 # What a placement costs before any evidence: players place flats most of the time, and a reader
@@ -159,7 +160,7 @@ class ChangeJudge:
     def height_news(self, square: str, grown: int) -> tuple[float, float]:
         """What the reader's height change on `square` says of a hypothesis that grows its stack
         by `grown` pieces (negative: shrinks it): the reading term against leaving it alone (below
-        0 it agrees), and how sure the reader is that the stack changed so (0..1)."""
+        0 it agrees; never above), and how sure the reader is that the stack changed so (0..1)."""
         now, then = self.evidence.get(square), self.accepted.get(square)
         if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
             return 0.0, 0.0
@@ -169,7 +170,10 @@ class ChangeJudge:
         def off(by: float) -> float:
             return min(HEIGHT_NEWS_CLIP, abs(by))
 
-        term = W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
+        # Only ever in favour: a reader that did NOT see the height change may simply have misread
+        # it now (bench seed 13: d2 read two high after a flat left it, which made a placement
+        # next to it win quietly over the spread that was played).
+        term = min(0.0, W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen)))
         agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
         return term, agrees
 

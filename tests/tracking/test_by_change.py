@@ -280,3 +280,21 @@ def test_a_spread_onto_two_stacks_of_its_colour_is_recorded_from_the_heights_rea
     camera.board(truth, 2.0)
     _dropped_on_its_twins(camera, truth, "3b2>12")
     assert committed(camera.log) == ["3b2>12"]
+
+
+def test_a_height_the_reader_still_misreads_after_a_spread_never_makes_a_placement_win_quietly():
+    # bench seed 13: a flat moved from a two-stack onto the empty square next to it; the reader
+    # went on reading the stack two high, and a placement on that square looked as good
+    start = "x5/x5/x5/x3,22,x/x5 2 10"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    looks_before = camera.reading(truth.stacks()).appearance
+    truth.play(Ply.from_ptn("d2-"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"d2": ((BLACK, FLAT), (BLACK, FLAT))}
+    reading = camera.reading(truth.stacks())
+    faint = {**reading.appearance, "d2": looks_before["d2"] + np.float32(0.8)}
+    decisions = camera.feed(replace(reading, appearance=faint), 1.2)
+    assert not [d for d in decisions if isinstance(d, Commit) and d.ply.ptn() == "d1"]
+    asked = [d for d in decisions if isinstance(d, Ask)]
+    assert committed(decisions) == ["d2-"] or "d2-" in {c.ply.ptn() for c in asked[0].candidates}
