@@ -76,6 +76,9 @@ class TrackerConfig:
     structure_ok: float = 0.9
     # judged by change, a placement commits only this far ahead of the same square's other kinds
     kind_margin: float = 1.0
+    # ... and a spread this far ahead of the same spread with other counts or drops (they differ
+    # in heights only, the reader's weakest calls: bench seed 37, 2c2> recorded as c2>)
+    count_margin: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -367,6 +370,12 @@ class Tracker:
             for h in below[: cfg.max_considered]
         ):  # the same square with another kind: the reader's kind calls are its weakest
             needed = cfg.kind_margin
+        if by_change and best.ply is not None and not best.ply.is_placement and any(
+            h.ply is not None and not h.ply.is_placement and h.ply.square == best.ply.square
+            and h.ply.direction == best.ply.direction and h.cost - best.cost < cfg.count_margin
+            for h in below[: cfg.max_considered]
+        ):  # the same spread with other counts: told apart by heights only
+            needed = max(needed, cfg.count_margin)
         # the reader confidently contradicts the best on a square it alters: never commit that
         doubted = best.structure is not None and best.contradiction > cfg.match_cost
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board

@@ -34,7 +34,7 @@ class Camera:
         """A clean reading of `stacks` (noise and the room's light are added frame by frame)."""
         truth = stacks_reading(self.size, stacks, appearance=True, **kwargs)
         if self.misread:
-            wrong = stacks_reading(self.size, {**stacks, **self.misread})
+            wrong = stacks_reading(self.size, {**stacks, **self.misread}, **kwargs)
             squares = {**truth.squares, **{sq: wrong.squares[sq] for sq in self.misread}}
             truth = replace(truth, squares=squares)
         return truth
@@ -298,3 +298,17 @@ def test_a_height_the_reader_still_misreads_after_a_spread_never_makes_a_placeme
     assert not [d for d in decisions if isinstance(d, Commit) and d.ply.ptn() == "d1"]
     asked = [d for d in decisions if isinstance(d, Ask)]
     assert committed(decisions) == ["d2-"] or "d2-" in {c.ply.ptn() for c in asked[0].candidates}
+
+
+def test_a_spread_whose_count_only_unsure_heights_tell_is_asked_about():
+    # bench seed 37: 2c2> (the whole stack onto d2) recorded, unmarked, as c2> (its top only):
+    # the reader saw a faint piece left on c2 and read d2 one too low, both unsure
+    start = "x5/x5/x5/x2,21,1,x/x5 1 10"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    truth.play(Ply.from_ptn("2c2>"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c2": ((BLACK, FLAT),), "d2": ((WHITE, FLAT), (WHITE, FLAT))}
+    decisions = camera.board(truth, height_confidence=0.5, confidence=0.64)
+    asked = [d for d in decisions if isinstance(d, Ask)]
+    assert asked and {"c2>", "2c2>"} <= {c.ply.ptn() for c in asked[0].candidates}
