@@ -312,3 +312,18 @@ def test_a_spread_whose_count_only_unsure_heights_tell_is_asked_about():
     decisions = camera.board(truth, height_confidence=0.5, confidence=0.64)
     asked = [d for d in decisions if isinstance(d, Ask)]
     assert asked and {"c2>", "2c2>"} <= {c.ply.ptn() for c in asked[0].candidates}
+
+
+def test_a_wall_read_in_the_other_colour_is_asked_about_not_reported_illegal():
+    # bench seed 24: the set's dark walls were read light at 0.98 (a thin side in shade)
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    truth.play(Ply.from_ptn("Sc3"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c3": ((BLACK, WALL),)}
+    decisions = camera.board(truth)
+    assert not [d for d in decisions if isinstance(d, Illegal)]
+    (ask,) = [d for d in decisions if isinstance(d, Ask)]
+    assert ask.candidates[0].ply.ptn() == "Sc3"
