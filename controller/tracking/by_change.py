@@ -166,25 +166,31 @@ class ChangeJudge:
             return ev.height >= 1.5
         return stack[-1][1] != FLAT and ev.p_kind[0] < 0.5
 
-    def height_news(self, square: str, grown: int) -> tuple[float, float]:
+    def height_news(self, square: str, grown: int) -> tuple[float, float, float]:
         """What the reader's height change on `square` says of a hypothesis that grows its stack
-        by `grown` pieces (negative: shrinks it): the reading term against leaving it alone (below
-        0 it agrees; never above), and how sure the reader is that the stack changed so (0..1)."""
+        by `grown` pieces (negative: shrinks it): the reading term (never above 0: in favour
+        only), how sure the reader is that the stack changed so (0..1), and how confidently it
+        says the stack did not (a contradiction: the hypothesis is then asked about, not
+        committed).
+
+        In favour only, because a reader that did NOT see a change may just have misread it now
+        (bench seed 13: d2 read two high after a flat left it, which as a cost made a placement
+        next to it win quietly over the spread that was played). As a contradiction it still
+        stops a quiet commit: bench seed 8, a hand pausing just beyond the far edge with a lifted
+        stack (the gate missed it) left a board where the stack seemed spread onto b5, whose
+        height the reader read unchanged at 1.0."""
         now, then = self.evidence.get(square), self.accepted.get(square)
         if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
-            return 0.0, 0.0
+            return 0.0, 0.0, 0.0
         seen = now.height - then.height
         weight = min(now.height_weight, then.height_weight)
 
         def off(by: float) -> float:
             return min(HEIGHT_NEWS_CLIP, abs(by))
 
-        # Only ever in favour: a reader that did NOT see the height change may simply have misread
-        # it now (bench seed 13: d2 read two high after a flat left it, which made a placement
-        # next to it win quietly over the spread that was played).
-        term = min(0.0, W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen)))
+        news = W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
         agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
-        return term, agrees
+        return min(0.0, news), agrees, max(0.0, news)
 
     def _stood_tall(self, square: str) -> bool:
         """Did the square's stack rise over its neighbours before (the matched position)?"""
@@ -212,9 +218,10 @@ class ChangeJudge:
                        else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
             changed = self.p.get(sq, 0.0)
             if same_top:
-                news, agrees = self.height_news(sq, len(new) - len(old))
+                news, agrees, against = self.height_news(sq, len(new) - len(old))
                 reading += news
                 changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
+                contra += against
             structure += W_ALTERED * visible * (1.0 - changed)
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)

@@ -327,3 +327,17 @@ def test_a_wall_read_in_the_other_colour_is_asked_about_not_reported_illegal():
     assert not [d for d in decisions if isinstance(d, Illegal)]
     (ask,) = [d for d in decisions if isinstance(d, Ask)]
     assert ask.candidates[0].ply.ptn() == "Sc3"
+
+
+def test_a_stack_lifted_by_a_hand_the_gate_missed_is_never_committed_as_a_spread():
+    # bench seed 8: the hand paused with a lifted two-stack just beyond the far edge, unseen by
+    # the gate; the still board showed c5 emptied, as if spread onto b5, whose height the reader
+    # read unchanged
+    start = "x,2,22,x2/x5/x5/x5/1,x4 2 10"
+    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
+    camera.board(truth, 2.0)
+    lifted = dict(truth.stacks())
+    del lifted["c5"]
+    camera.feed(hand_reading(5), 0.6)
+    decisions = camera.board(lifted, 2.0)
+    assert not [d for d in decisions if isinstance(d, Commit)]
