@@ -94,6 +94,8 @@ class Judged:
     altered: frozenset[str]
     ply: Ply | None = None
     back: int = 0
+    # the part of `contradiction` from heights the reader saw NOT change as the hypothesis says
+    height_against: float = 0.0
 
 
 def colour_contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
@@ -209,7 +211,7 @@ class ChangeJudge:
         }
         structure = 0.0
         reading = 0.0
-        contra = colours = 0.0
+        contra = colours = against_heights = 0.0
         for sq in altered:
             old, new = self.before.get(sq, ()), after.get(sq, ())
             same_top = bool(old) and bool(new) and old[-1] == new[-1]
@@ -222,6 +224,7 @@ class ChangeJudge:
                 reading += news
                 changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
                 contra += against
+                against_heights += against
             structure += W_ALTERED * visible * (1.0 - changed)
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
@@ -239,7 +242,8 @@ class ChangeJudge:
                 else 1.0
             )  # fmt: skip
             structure += W_UNALTERED * discount * p
-        return Judged(structure + reading, structure, contra, colours, frozenset(altered), **what)
+        return Judged(structure + reading, structure, contra, colours, frozenset(altered),
+                      height_against=against_heights, **what)
 
     def nothing(self) -> Judged:
         return self.judge(self.before, set())

@@ -92,6 +92,7 @@ class Hypothesis:
     structure: float | None = None
     contradiction: float = 0.0
     colour_contradiction: float = 0.0
+    height_against: float = 0.0  # see `by_change.Judged`
 
     def describe(self) -> str:
         if self.ply is not None:
@@ -306,7 +307,7 @@ class Tracker:
             judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
-                           j.colour_contradiction)
+                           j.colour_contradiction, j.height_against)
                 for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
@@ -388,6 +389,9 @@ class Tracker:
                     h.cost - best.cost < needed
                     or (doubted and h.structure is not None and h.structure <= cfg.structure_ok))
             ]  # fmt: skip
+            # best first; the heights the reader saw stay unchanged where a candidate grows or
+            # shrinks a stack count here too (not in the cost: see `by_change.height_news`)
+            alike.sort(key=lambda h: h.cost + h.height_against)
             return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
 
         if best.ply is not None:
