@@ -66,6 +66,15 @@ def committed(log) -> list[str]:
     return [d.ply.ptn() for d in log if isinstance(d, Commit)]
 
 
+def _two_plies_in() -> tuple[Position, Camera]:
+    """A 5x5 game after a1 and e5, every board of it seen by the camera."""
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.play(truth, "e5")
+    return truth, camera
+
+
 def test_tracking_and_vision_compare_signatures_the_same_way():
     from vision import appearance
 
@@ -82,10 +91,7 @@ def test_tracking_and_vision_compare_signatures_the_same_way():
 
 
 def test_a_square_misread_all_along_never_stalls_the_game():
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     # from now on the reader sees a tall dark stack on empty c3, and a wall where a1's flat is
     camera.misread = {"c3": ((BLACK, FLAT),) * 4, "a1": ((BLACK, WALL),)}
     camera.feed(hand_reading(5), 0.6)
@@ -119,10 +125,7 @@ def test_light_drifting_on_a_still_board_is_not_a_change():
 
 
 def test_a_square_that_changed_with_no_ply_to_explain_it_is_illegal():
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     moved = dict(truth.stacks())
     moved["a1"] = ((BLACK, WALL),)  # someone stood a1's flat up: no ply does that
     camera.feed(hand_reading(5), 0.6)
@@ -153,10 +156,7 @@ def test_camera_bumped_takes_the_signatures_again():
 
 
 def test_a_flat_the_reader_is_not_sure_is_not_a_wall_is_asked_about():
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     truth.play(Ply.from_ptn("c3"))
     camera.feed(hand_reading(5), 0.6)
     # the reader says "flat" but only 80 % sure
@@ -197,10 +197,7 @@ def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candida
 def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
     # a light flat on light wood, seen from straight above: its colours differ from the bare
     # square's by a little more than the noise only; the reader is sure a piece is there now
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     bare = camera.reading(truth.stacks()).appearance["c3"]
     truth.play(Ply.from_ptn("c3"))
     camera.feed(hand_reading(5), 0.6)
@@ -210,23 +207,35 @@ def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
     assert committed(camera.log) == ["a1", "e5", "c3"]
 
 
-def _dropped_on_its_twins(camera: Camera, truth: Position, ptn: str) -> None:
-    """Play `ptn` (flats dropped on stacks topped by flats of their colour) where, as seen from
-    above, the looks of the stacks dropped on barely change: only the reader's heights tell."""
+def _seen(tps: str) -> tuple[Position, Camera]:
+    """A game from `tps`, its board seen by the camera."""
+    truth, camera = Position.from_tps(tps), Camera(Position.from_tps(tps))
+    camera.board(truth, 2.0)
+    return truth, camera
+
+
+def _played_with_faint_looks(camera: Camera, truth: Position, ptn: str, faint: dict) -> list:
+    """Play `ptn` under a hand; then the board, except that the squares in `faint` look as they
+    did before the ply plus that much (a change barely above the noise, as seen from above)."""
     looks_before = camera.reading(truth.stacks()).appearance
-    ply = Ply.from_ptn(ptn)
-    truth.play(ply)
+    truth.play(Ply.from_ptn(ptn))
     camera.feed(hand_reading(camera.size), 0.6)
     reading = camera.reading(truth.stacks())
+    looks = {sq: looks_before[sq] + np.float32(by) for sq, by in faint.items()}
+    return camera.feed(replace(reading, appearance={**reading.appearance, **looks}), 1.2)
+
+
+def _dropped_on_its_twins(camera: Camera, truth: Position, ptn: str) -> list:
+    """Play `ptn` (flats dropped on stacks topped by flats of their colour): only the reader's
+    heights tell which stacks grew."""
+    ply = Ply.from_ptn(ptn)
     targets = [sq for sq in ply.squares(camera.size) if sq != ply.square]
-    faint = {**reading.appearance, **{sq: looks_before[sq] + np.float32(0.3) for sq in targets}}
-    camera.feed(replace(reading, appearance=faint), 1.2)
+    return _played_with_faint_looks(camera, truth, ptn, dict.fromkeys(targets, 0.3))
 
 
 def test_a_flat_moved_onto_a_twin_is_told_apart_by_the_height_the_reader_saw_grow():
     start = "x5/x5/x5/x5/1,1,1,x2 1 3"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
+    truth, camera = _seen(start)
     _dropped_on_its_twins(camera, truth, "b1<")
     assert committed(camera.log) == ["b1<"]
     assert not [d for d in camera.log if isinstance(d, Ask)]
@@ -248,10 +257,7 @@ def test_a_flat_moved_onto_a_twin_read_too_high_all_along_is_asked_about():
 def test_a_capstone_that_covers_and_shadows_its_neighbours_is_still_committed():
     # a capstone stands 0.8 of a square tall: seen at a tilt it hides part of the square behind
     # it and shadows the one beside it, whose looks change as much as a placed flat's own square
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     truth.play(Ply.from_ptn("Cc3"))
     camera.feed(hand_reading(5), 0.6)
     reading = camera.reading(truth.stacks())
@@ -263,21 +269,14 @@ def test_a_capstone_that_covers_and_shadows_its_neighbours_is_still_committed():
 def test_a_capstone_moved_onto_a_flat_of_its_colour_that_barely_shows_is_recorded():
     # from above: a disk of the same colour on the flat; its look changes little (bench: 0.5-0.8)
     start = "x5/x5/x2,1C,1,x/x5/x5 1 8"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
-    looks_before = camera.reading(truth.stacks()).appearance
-    truth.play(Ply.from_ptn("c3>"))
-    camera.feed(hand_reading(5), 0.6)
-    reading = camera.reading(truth.stacks())
-    faint = {**reading.appearance, "d3": looks_before["d3"] + np.float32(0.5)}
-    camera.feed(replace(reading, appearance=faint), 1.2)
+    truth, camera = _seen(start)
+    _played_with_faint_looks(camera, truth, "c3>", {"d3": 0.5})
     assert committed(camera.log) == ["c3>"]
 
 
 def test_a_spread_onto_two_stacks_of_its_colour_is_recorded_from_the_heights_read():
     start = "x5/x5/x5/x,111,1,1,x/x5 1 10"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
+    truth, camera = _seen(start)
     _dropped_on_its_twins(camera, truth, "3b2>12")
     assert committed(camera.log) == ["3b2>12"]
 
@@ -286,15 +285,9 @@ def test_a_height_the_reader_still_misreads_after_a_spread_never_makes_a_placeme
     # bench seed 13: a flat moved from a two-stack onto the empty square next to it; the reader
     # went on reading the stack two high, and a placement on that square looked as good
     start = "x5/x5/x5/x3,22,x/x5 2 10"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
-    looks_before = camera.reading(truth.stacks()).appearance
-    truth.play(Ply.from_ptn("d2-"))
-    camera.feed(hand_reading(5), 0.6)
-    camera.misread = {"d2": ((BLACK, FLAT), (BLACK, FLAT))}
-    reading = camera.reading(truth.stacks())
-    faint = {**reading.appearance, "d2": looks_before["d2"] + np.float32(0.8)}
-    decisions = camera.feed(replace(reading, appearance=faint), 1.2)
+    truth, camera = _seen(start)
+    camera.misread = {"d2": ((BLACK, FLAT), (BLACK, FLAT))}  # from now on
+    decisions = _played_with_faint_looks(camera, truth, "d2-", {"d2": 0.8})
     assert not [d for d in decisions if isinstance(d, Commit) and d.ply.ptn() == "d1"]
     asked = [d for d in decisions if isinstance(d, Ask)]
     assert committed(decisions) == ["d2-"] or "d2-" in {c.ply.ptn() for c in asked[0].candidates}
@@ -304,8 +297,7 @@ def test_a_spread_whose_count_only_unsure_heights_tell_is_asked_about():
     # bench seed 37: 2c2> (the whole stack onto d2) recorded, unmarked, as c2> (its top only):
     # the reader saw a faint piece left on c2 and read d2 one too low, both unsure
     start = "x5/x5/x5/x2,21,1,x/x5 1 10"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
+    truth, camera = _seen(start)
     truth.play(Ply.from_ptn("2c2>"))
     camera.feed(hand_reading(5), 0.6)
     camera.misread = {"c2": ((BLACK, FLAT),), "d2": ((WHITE, FLAT), (WHITE, FLAT))}
@@ -316,10 +308,7 @@ def test_a_spread_whose_count_only_unsure_heights_tell_is_asked_about():
 
 def test_a_wall_read_in_the_other_colour_is_asked_about_not_reported_illegal():
     # bench seed 24: the set's dark walls were read light at 0.98 (a thin side in shade)
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    camera.play(truth, "a1")
-    camera.play(truth, "e5")
+    truth, camera = _two_plies_in()
     truth.play(Ply.from_ptn("Sc3"))
     camera.feed(hand_reading(5), 0.6)
     camera.misread = {"c3": ((BLACK, WALL),)}
@@ -334,8 +323,7 @@ def test_a_stack_lifted_by_a_hand_the_gate_missed_is_never_committed_as_a_spread
     # the gate; the still board showed c5 emptied, as if spread onto b5, whose height the reader
     # read unchanged
     start = "x,2,22,x2/x5/x5/x5/1,x4 2 10"
-    truth, camera = Position.from_tps(start), Camera(Position.from_tps(start))
-    camera.board(truth, 2.0)
+    truth, camera = _seen(start)
     lifted = dict(truth.stacks())
     del lifted["c5"]
     camera.feed(hand_reading(5), 0.6)
