@@ -114,7 +114,9 @@ def colour_contradiction(stack: Stack, evidence: SquareEvidence | None) -> float
     if evidence.p_occupied < 0.5:
         return W_OCCUPIED * max(0.0, 1.0 - 2.0 * evidence.p_occupied)
     p_light = evidence.p_light if stack[-1][0] == WHITE else 1.0 - evidence.p_light
-    trust = 1.0 if stack[-1][1] == FLAT else STANDING_COLOUR_TRUST
+    # a colour read off a standing piece's side (both the ply and the reader say it stands)
+    standing = stack[-1][1] != FLAT and evidence.p_kind[1] + evidence.p_kind[2] >= 0.5
+    trust = STANDING_COLOUR_TRUST if standing else 1.0
     return trust * W_COLOR * max(0.0, 1.0 - 2.0 * p_light)
 
 

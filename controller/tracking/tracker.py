@@ -178,8 +178,8 @@ class Tracker:
         played = self.position.play(ply)
         self.pending = None
         self.state = "tracking"
-        others = [c.ply for c in asked.candidates if c.ply != played] if asked else []
-        if others:
+        if asked is not None:  # kept for `_revise`, even with no other candidate
+            others = [c.ply for c in asked.candidates if c.ply != played]
             self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
         # a revised ply: the plies recorded after it are played again on top of the answer
@@ -331,8 +331,10 @@ class Tracker:
             same = Hypothesis(sum(square_costs(self.position, evidence).values()))
             if self._mismatch(same, evidence, changed) <= cfg.match_cost:
                 ranked, chosen = [same], 0
-        if chosen is None and by_change and self.state == "tracking":
-            revised = self._revise(evidence, p, changed)
+        if chosen is None and by_change and self.state in ("tracking", "illegal"):
+            revised = (
+                self._revise(evidence, p, changed) if self.state == "tracking" else []
+            ) or self._revise_by_board(evidence, stable.appearance)
             if revised:
                 evaluation.decisions = revised
                 return revised
@@ -458,6 +460,61 @@ class Tracker:
             for ply in popped:
                 position.push(ply)
         return []
+
+    def _revise_by_board(self, evidence, appearance) -> list[Decision]:
+        """The board fits no ply, and a recent ply was asked about: does the whole board, as the
+        reader reads every square, show the position another reading of that ply would have
+        given (with the plies since played on top)? Any legal ply from the same square counts,
+        not only the candidates asked about: a board seen mid-spread (the hand paused with a
+        lifted stack where the hand gate did not see it, bench seed 8) asks about spreads the
+        finished spread is not among. Then, as in `_revise`, it is asked about again; the board
+        now is the one the next is compared to.
+        """
+        position = self.position
+        for number, others in reversed(self._asked):
+            back = position.ply_count - number + 1
+            popped = [position.pop() for _ in range(back)][::-1]  # oldest first
+            original, later = popped[0], popped[1:]
+            try:
+                alternatives = [*others, *(
+                    q for q in position.legal_plies
+                    if q.square == original.square and q != original and q not in others
+                )]  # fmt: skip
+                for alternative in alternatives:
+                    if self._shows(alternative, later, evidence):
+                        self._asked = [(n, o) for n, o in self._asked if n < number]
+                        self._replay = later
+                        self._reevaluate = True
+                        self._accepted, self._looks = dict(evidence), appearance
+                        self.unmatched_since = None
+                        ask = Ask(
+                            (Candidate(alternative, 0.0), Candidate(original, 0.0)),
+                            reason=f"ply {number} revised: the board shows this one",
+                        )
+                        return [Takeback(back), *self._ask(ask)]
+            except BaseException:
+                for ply in popped:
+                    position.push(ply)
+                raise
+            for ply in popped:
+                position.push(ply)
+        return []
+
+    def _shows(self, alternative: Ply, later: list[Ply], evidence) -> bool:
+        """Does the board, square by square, show `alternative` and then `later` played? (The
+        position is restored.)"""
+        position = self.position
+        pushed = 0
+        try:
+            for ply in [alternative, *later]:
+                if ply not in position.legal_plies:
+                    return False
+                position.push(ply)
+                pushed += 1
+            return mismatch(position, evidence) <= self.config.match_cost
+        finally:
+            for _ in range(pushed):
+                position.pop()
 
     def _fits_after(self, alternative: Ply, later: list[Ply], evidence, p, changed) -> bool:
         """Does some ply explain the board after `alternative` and then `later` are played?

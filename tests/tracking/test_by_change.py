@@ -329,3 +329,23 @@ def test_a_stack_lifted_by_a_hand_the_gate_missed_is_never_committed_as_a_spread
     camera.feed(hand_reading(5), 0.6)
     decisions = camera.board(lifted, 2.0)
     assert not [d for d in decisions if isinstance(d, Commit)]
+
+
+def test_a_question_asked_mid_spread_is_revised_when_the_board_shows_the_finished_spread():
+    # the same, then the hand drops the stack on d5: nobody answered the question (the recorder
+    # keeps its first candidate, 2c5<), and the board now shows 2c5>, which it never offered
+    start = "x,2,22,x2/x5/x5/x5/1,x4 2 10"
+    truth, camera = _seen(start)
+    lifted = dict(truth.stacks())
+    del lifted["c5"]
+    camera.feed(hand_reading(5), 0.6)
+    camera.board(lifted, 2.0)
+    asked = [d for d in camera.log if isinstance(d, Ask)]
+    assert asked and "2c5>" not in {c.ply.ptn() for c in asked[0].candidates}
+    truth.play(Ply.from_ptn("2c5>"))
+    camera.feed(hand_reading(5), 0.6)
+    decisions = camera.board(truth, 2.0)
+    assert isinstance(decisions[0], Takeback) and decisions[0].n == 1
+    assert decisions[1].candidates[0].ply.ptn() == "2c5>"
+    assert camera.tracker.position.tps() == truth.tps()
+    assert committed(camera.play(truth, "a5")) == ["a5"]  # and the game goes on
