@@ -349,3 +349,24 @@ def test_a_question_asked_mid_spread_is_revised_when_the_board_shows_the_finishe
     assert decisions[1].candidates[0].ply.ptn() == "2c5>"
     assert camera.tracker.position.tps() == truth.tps()
     assert committed(camera.play(truth, "a5")) == ["a5"]  # and the game goes on
+
+
+def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_reported_illegal():
+    # bench seed 29: a light flat read dark at 0.91; the game stopped there
+    truth, camera = _two_plies_in()
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c3": ((BLACK, FLAT),)}
+    decisions = camera.board(truth, confidence=0.91)
+    assert not [d for d in decisions if isinstance(d, Illegal)]
+    (ask,) = [d for d in decisions if isinstance(d, Ask)]
+    assert ask.candidates[0].ply.ptn() == "c3"
+
+
+def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
+    truth, camera = _two_plies_in()
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c3": ((BLACK, FLAT),)}
+    decisions = camera.board(truth, confidence=0.99)
+    assert [type(d) for d in decisions] == [Illegal]
