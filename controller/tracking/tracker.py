@@ -32,7 +32,7 @@ nothing (no ply, no takeback) is considered until the board shows it, which give
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -367,18 +367,26 @@ class Tracker:
         self.pending = None
         margin = runner_up - best.cost
         needed = cfg.commit_margin
-        if by_change and best.ply is not None and best.ply.is_placement and any(
-            h.ply is not None and h.ply.is_placement and h.ply.square == best.ply.square
-            and h.cost - best.cost < cfg.kind_margin
-            for h in below[: cfg.max_considered]
-        ):  # the same square with another kind: the reader's kind calls are its weakest
-            needed = cfg.kind_margin
-        if by_change and best.ply is not None and not best.ply.is_placement and any(
-            h.ply is not None and not h.ply.is_placement and h.ply.square == best.ply.square
-            and h.ply.direction == best.ply.direction and h.cost - best.cost < cfg.count_margin
-            for h in below[: cfg.max_considered]
-        ):  # the same spread with other counts: told apart by heights only
-            needed = max(needed, cfg.count_margin)
+
+        def rival_within(margin: float, alike) -> bool:
+            """A ply `alike` the best scores within `margin` of it."""
+            return any(h.ply is not None and alike(h.ply) and h.cost - best.cost < margin
+                       for h in below[: cfg.max_considered])  # fmt: skip
+
+        if by_change and best.ply is not None:
+            ply = best.ply
+            # the same square with another kind: the reader's kind calls are its weakest
+            if ply.is_placement and rival_within(
+                cfg.kind_margin, lambda q: q.is_placement and q.square == ply.square
+            ):
+                needed = cfg.kind_margin
+            # the same spread with other counts: told apart by heights only
+            if not ply.is_placement and rival_within(
+                cfg.count_margin,
+                lambda q: not q.is_placement and q.square == ply.square
+                and q.direction == ply.direction,
+            ):
+                needed = max(needed, cfg.count_margin)
         # the reader confidently contradicts the best on a square it alters: never commit that
         doubted = best.structure is not None and best.contradiction > cfg.match_cost
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
@@ -435,31 +443,19 @@ class Tracker:
         back, it is asked about again with the candidate that fits first, and once that is answered
         the plies since are played again and the board is judged again.
         """
-        position = self.position
-        self._asked = [(n, o) for n, o in self._asked
-                       if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
-        for number, others in reversed(self._asked):
-            back = position.ply_count - number + 1
-            popped = [position.pop() for _ in range(back)][::-1]  # oldest first
-            original, later = popped[0], popped[1:]
-            try:
-                for alternative in others:
-                    if self._fits_after(alternative, later, evidence, p, changed):
-                        self._asked = [(n, o) for n, o in self._asked if n < number]
-                        self._replay = later
-                        self._reevaluate = True
-                        ask = Ask(
-                            (Candidate(alternative, 0.0), Candidate(original, 0.0)),
-                            reason=f"ply {number} revised: a later board fits only this one",
-                        )
-                        return [Takeback(back), *self._ask(ask)]
-            except BaseException:
-                for ply in popped:
-                    position.push(ply)
-                raise
-            for ply in popped:
-                position.push(ply)
-        return []
+        cfg = self.config
+
+        def fits() -> bool:  # some ply explains the board, judged by change
+            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
+            return any(
+                j.ply is not None
+                and j.structure <= cfg.structure_ok
+                and j.colour_contradiction <= cfg.match_cost
+                for j in judge.ranked(0)[: cfg.max_considered]
+            )
+
+        return self._revise_asked(lambda original, others: others, fits,
+                                  "a later board fits only this one")  # fmt: skip
 
     def _revise_by_board(self, evidence, appearance) -> list[Decision]:
         """The board fits no ply, and a recent ply was asked about: does the whole board, as the
@@ -470,26 +466,50 @@ class Tracker:
         finished spread is not among. Then, as in `_revise`, it is asked about again; the board
         now is the one the next is compared to.
         """
+
+        def alternatives(original: Ply, others: list[Ply]) -> list[Ply]:
+            return [*others, *(
+                q for q in self.position.legal_plies
+                if q.square == original.square and q != original and q not in others
+            )]  # fmt: skip
+
+        def shows() -> bool:  # the board, square by square, shows the position
+            return mismatch(self.position, evidence) <= self.config.match_cost
+
+        revised = self._revise_asked(alternatives, shows, "the board shows this one")
+        if revised:
+            self._accepted, self._looks = dict(evidence), appearance
+            self.unmatched_since = None
+        return revised
+
+    def _revise_asked(
+        self,
+        alternatives: Callable[[Ply, list[Ply]], list[Ply]],
+        fits: Callable[[], bool],
+        reason: str,
+    ) -> list[Decision]:
+        """Both revisions: for each ply asked about in the last REVISE_DEPTH, newest first, the
+        position is taken back to just before it; `alternatives(original, other candidates)` are
+        tried in its place, each with the plies since played on top, until `fits()` says the
+        board shows that position. Then `Takeback` to it and `Ask` again, that alternative first;
+        once answered, `accept` plays the plies since again. The position is left as it was when
+        nothing fits."""
         position = self.position
+        self._asked = [(n, o) for n, o in self._asked
+                       if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
             original, later = popped[0], popped[1:]
             try:
-                alternatives = [*others, *(
-                    q for q in position.legal_plies
-                    if q.square == original.square and q != original and q not in others
-                )]  # fmt: skip
-                for alternative in alternatives:
-                    if self._shows(alternative, later, evidence):
+                for alternative in alternatives(original, others):
+                    if self._played_then(alternative, later, fits):
                         self._asked = [(n, o) for n, o in self._asked if n < number]
                         self._replay = later
                         self._reevaluate = True
-                        self._accepted, self._looks = dict(evidence), appearance
-                        self.unmatched_since = None
                         ask = Ask(
                             (Candidate(alternative, 0.0), Candidate(original, 0.0)),
-                            reason=f"ply {number} revised: the board shows this one",
+                            reason=f"ply {number} revised: {reason}",
                         )
                         return [Takeback(back), *self._ask(ask)]
             except BaseException:
@@ -500,9 +520,9 @@ class Tracker:
                 position.push(ply)
         return []
 
-    def _shows(self, alternative: Ply, later: list[Ply], evidence) -> bool:
-        """Does the board, square by square, show `alternative` and then `later` played? (The
-        position is restored.)"""
+    def _played_then(self, alternative: Ply, later: list[Ply], fits: Callable[[], bool]) -> bool:
+        """`fits()` with `alternative` and then `later` played (False if one is not legal); the
+        position is restored."""
         position = self.position
         pushed = 0
         try:
@@ -511,30 +531,7 @@ class Tracker:
                     return False
                 position.push(ply)
                 pushed += 1
-            return mismatch(position, evidence) <= self.config.match_cost
-        finally:
-            for _ in range(pushed):
-                position.pop()
-
-    def _fits_after(self, alternative: Ply, later: list[Ply], evidence, p, changed) -> bool:
-        """Does some ply explain the board after `alternative` and then `later` are played?
-        (The position is restored.)"""
-        cfg = self.config
-        position = self.position
-        pushed = 0
-        try:
-            for ply in [alternative, *later]:
-                if ply not in position.legal_plies:
-                    return False
-                position.push(ply)
-                pushed += 1
-            judge = ChangeJudge(position, evidence, p, changed, self._accepted)
-            return any(
-                j.ply is not None
-                and j.structure <= cfg.structure_ok
-                and j.colour_contradiction <= cfg.match_cost
-                for j in judge.ranked(0)[: cfg.max_considered]
-            )
+            return fits()
         finally:
             for _ in range(pushed):
                 position.pop()
