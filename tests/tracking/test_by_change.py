@@ -306,40 +306,46 @@ def test_a_spread_whose_count_only_unsure_heights_tell_is_asked_about():
     assert asked and {"c2>", "2c2>"} <= {c.ply.ptn() for c in asked[0].candidates}
 
 
+def _placed_on_c3_but_read_as(ptn: str, read_as, **reading) -> list:
+    """Two plies in, `ptn` placed on c3 and the reader reading c3 as `read_as` (with the other
+    squares) at `reading`'s confidences: the decisions on that board."""
+    truth, camera = _two_plies_in()
+    truth.play(Ply.from_ptn(ptn))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c3": read_as}
+    return camera.board(truth, **reading)
+
+
 def test_a_wall_read_in_the_other_colour_is_asked_about_not_reported_illegal():
     # bench seed 24: the set's dark walls were read light at 0.98 (a thin side in shade)
-    truth, camera = _two_plies_in()
-    truth.play(Ply.from_ptn("Sc3"))
-    camera.feed(hand_reading(5), 0.6)
-    camera.misread = {"c3": ((BLACK, WALL),)}
-    decisions = camera.board(truth)
+    decisions = _placed_on_c3_but_read_as("Sc3", ((BLACK, WALL),))
     assert not [d for d in decisions if isinstance(d, Illegal)]
     (ask,) = [d for d in decisions if isinstance(d, Ask)]
     assert ask.candidates[0].ply.ptn() == "Sc3"
+
+
+def _c5_lifted_by_an_unseen_hand() -> tuple[Position, Camera, list]:
+    """Black to move; c5's two-stack lifted (b5 a flat of its colour beside it), and the board
+    then still with no hand seen: the decisions on that board."""
+    truth, camera = _seen("x,2,22,x2/x5/x5/x5/1,x4 2 10")
+    lifted = dict(truth.stacks())
+    del lifted["c5"]
+    camera.feed(hand_reading(5), 0.6)
+    return truth, camera, camera.board(lifted, 2.0)
 
 
 def test_a_stack_lifted_by_a_hand_the_gate_missed_is_never_committed_as_a_spread():
     # bench seed 8: the hand paused with a lifted two-stack just beyond the far edge, unseen by
     # the gate; the still board showed c5 emptied, as if spread onto b5, whose height the reader
     # read unchanged
-    start = "x,2,22,x2/x5/x5/x5/1,x4 2 10"
-    truth, camera = _seen(start)
-    lifted = dict(truth.stacks())
-    del lifted["c5"]
-    camera.feed(hand_reading(5), 0.6)
-    decisions = camera.board(lifted, 2.0)
+    *_, decisions = _c5_lifted_by_an_unseen_hand()
     assert not [d for d in decisions if isinstance(d, Commit)]
 
 
 def test_a_question_asked_mid_spread_is_revised_when_the_board_shows_the_finished_spread():
     # the same, then the hand drops the stack on d5: nobody answered the question (the recorder
     # keeps its first candidate, 2c5<), and the board now shows 2c5>, which it never offered
-    start = "x,2,22,x2/x5/x5/x5/1,x4 2 10"
-    truth, camera = _seen(start)
-    lifted = dict(truth.stacks())
-    del lifted["c5"]
-    camera.feed(hand_reading(5), 0.6)
-    camera.board(lifted, 2.0)
+    truth, camera, _ = _c5_lifted_by_an_unseen_hand()
     asked = [d for d in camera.log if isinstance(d, Ask)]
     assert asked and "2c5>" not in {c.ply.ptn() for c in asked[0].candidates}
     truth.play(Ply.from_ptn("2c5>"))
@@ -353,20 +359,12 @@ def test_a_question_asked_mid_spread_is_revised_when_the_board_shows_the_finishe
 
 def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_reported_illegal():
     # bench seed 29: a light flat read dark at 0.91; the game stopped there
-    truth, camera = _two_plies_in()
-    truth.play(Ply.from_ptn("c3"))
-    camera.feed(hand_reading(5), 0.6)
-    camera.misread = {"c3": ((BLACK, FLAT),)}
-    decisions = camera.board(truth, confidence=0.91)
+    decisions = _placed_on_c3_but_read_as("c3", ((BLACK, FLAT),), confidence=0.91)
     assert not [d for d in decisions if isinstance(d, Illegal)]
     (ask,) = [d for d in decisions if isinstance(d, Ask)]
     assert ask.candidates[0].ply.ptn() == "c3"
 
 
 def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
-    truth, camera = _two_plies_in()
-    truth.play(Ply.from_ptn("c3"))
-    camera.feed(hand_reading(5), 0.6)
-    camera.misread = {"c3": ((BLACK, FLAT),)}
-    decisions = camera.board(truth, confidence=0.99)
+    decisions = _placed_on_c3_but_read_as("c3", ((BLACK, FLAT),), confidence=0.99)
     assert [type(d) for d in decisions] == [Illegal]
