@@ -68,6 +68,7 @@ NEXT_TO_RISEN = 0.1
 NEXT_TO_TALL_READ = 0.4
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
+PHANTOM_GONE = 1.0  # reading cost units: half a square read surely wrong (see ChangeJudge)
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
 # Per piece of height change the reader saw on a square altered only in height, at full height
@@ -161,10 +162,23 @@ class ChangeJudge:
         self.before = position.stacks()
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
-        self.reader_moved = reader_moved or set()
         self.accepted = accepted or {}  # the evidence of the board last matched
+        # a square whose reading changed to agree with the game where it disagreed before is a
+        # phantom gone, not a piece moved: the reader had seen one in a tall neighbour's shadow,
+        # and the neighbour left (bench seed 22: a wall moved off d4, c4 read empty again)
+        self.reader_moved = {
+            sq for sq in reader_moved or set()
+            if not self._phantom_gone(sq, self.before.get(sq, ()))
+        }  # fmt: skip
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
+
+    def _phantom_gone(self, square: str, stack: Stack) -> bool:
+        """Does the reader now agree with `stack` on `square` much better than it did?"""
+        now, then = self.evidence.get(square), self.accepted.get(square)
+        if now is None or then is None:
+            return False
+        return square_cost(stack, now) + PHANTOM_GONE <= square_cost(stack, then)
 
     def _tall(self, square: str, stack: Stack) -> bool:
         """Does `stack` rise over its neighbours in the view? Two pieces or more, or a wall or a

@@ -58,7 +58,11 @@ from controller.tracking.scoring import mismatch, score_plies, square_costs, wro
 OCCUPANCY_FLIP = 0.8  # the reader this sure of a piece there and not there (in either order)
 FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
 FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
-REVISE_DEPTH = 4  # how many plies back a close call may be revised by a later board
+# How many plies back a close call may be revised by a later board. Far: a flat taken for a wall
+# shows only when a stack is moved onto it, which may be much later (bench seed 22: `Sd5?` at ply
+# 6, the spread onto d5 at ply 30; seed 37: a count asked at ply 49 shows at ply 54). Trying is
+# cheap (only on a board no ply fits; replaying checks legality, not every legal ply).
+REVISE_DEPTH = 60
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ class Camera:
         self.rng = random.Random(seed)
         self.t = 0.0
         self.misread: dict[str, tuple] = {}
+        self.shaded: dict[str, float] = {}  # square -> how much its look is off (a shadow cast)
         self.light = 0.0  # the room's light, in signature units (drifts)
         self.log: list = []
 
@@ -37,6 +38,9 @@ class Camera:
             wrong = stacks_reading(self.size, {**stacks, **self.misread}, **kwargs)
             squares = {**truth.squares, **{sq: wrong.squares[sq] for sq in self.misread}}
             truth = replace(truth, squares=squares)
+        if self.shaded:
+            looks = {sq: truth.appearance[sq] + np.float32(by) for sq, by in self.shaded.items()}
+            truth = replace(truth, appearance={**truth.appearance, **looks})
         return truth
 
     def feed(self, reading, seconds: float, *, drift: float = 0.0) -> list:
@@ -192,6 +196,30 @@ def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candida
     camera.board(truth, 1.0)
     assert camera.tracker.position.tps() == truth.tps()
     assert committed(camera.log)[-2:] == ["c2", "c3-"]
+
+
+def test_a_close_call_far_back_is_revised_when_a_much_later_spread_shows_it():
+    # as above, but the spread onto c2 comes six plies later (bench seed 22: a flat recorded as
+    # a wall at ply 6 showed at ply 30, when a wall was moved onto it)
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    for ptn in ("a1", "e5", "c3"):
+        camera.play(truth, ptn)
+    camera.misread = {"c2": ((WHITE, WALL),)}
+    truth.play(Ply.from_ptn("c2"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    squares = dict(reading.squares)
+    squares["c2"] = replace(squares["c2"], color="dark", kind_confidence=0.8, confidence=0.8)
+    camera.feed(replace(reading, squares=squares), 1.2)
+    camera.misread = {}
+    for ptn in ("a5", "e1", "b5", "d1", "a4", "e2"):
+        camera.play(truth, ptn)
+    decisions = camera.play(truth, "c3-")
+    assert isinstance(decisions[0], Takeback) and decisions[0].n == 7
+    assert decisions[1].candidates[0].ply.ptn() == "c2" and "revised" in decisions[1].reason
+    camera.board(truth, 1.0)
+    assert camera.tracker.position.tps() == truth.tps()
 
 
 def test_a_piece_that_barely_changes_its_square_is_seen_by_the_reader_coming():
@@ -368,3 +396,17 @@ def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_repor
 def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
     decisions = _placed_on_c3_but_read_as("c3", ((BLACK, FLAT),), confidence=0.99)
     assert [type(d) for d in decisions] == [Illegal]
+
+
+def test_a_phantom_that_goes_when_a_tall_neighbour_leaves_does_not_stall_the_ply():
+    # a wall placed on b2 shades c1, where the reader then sees a flat; the wall moves onto b3,
+    # and c1 reads empty again, its look changed back as much as a placed piece's (bench seed
+    # 22: c4 after a wall left d4). c1 is next to where the wall stood, not where it went: it is
+    # the reader's phantom gone, not a piece moved.
+    truth, camera = _seen("x5/x5/x,1,x3/x5/x5 1 3")
+    camera.misread, camera.shaded = {"c1": ((WHITE, FLAT),)}, {"c1": 3.0}
+    camera.play(truth, "Sb2")
+    camera.play(truth, "e5")
+    camera.misread, camera.shaded = {}, {}
+    camera.play(truth, "b2+")
+    assert committed(camera.log) == ["Sb2", "e5", "b2+"]
