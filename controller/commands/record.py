@@ -30,7 +30,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import Position
+from controller.tak import Ply, Position
 from controller.tracking import (
     Ask,
     Commit,
@@ -94,6 +94,8 @@ class Recorder:
     result: str | None = None
     frames: int = 0
     _taken: list[PlyNote] = field(default_factory=list)
+    # squares whose stacks depend on an unsure ply nobody answered: square -> that ply's number
+    _doubt: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         position = Position(self.size, komi=self.komi)
@@ -115,13 +117,25 @@ class Recorder:
         return out
 
     def _apply(self, event: Event) -> list[Event]:
+        events = self._handle(event)
+        for e in events:
+            if isinstance(e.decision, GameOver):
+                self.result = e.decision.outcome.result()
+                if self.journal is not None and self.game_id is not None:
+                    self.journal.finish(self.game_id, self.result)
+        self.events += events
+        return events
+
+    def _handle(self, event: Event) -> list[Event]:
+        """Record one decision; -> it and the decisions that followed from it."""
         decision = event.decision
         events = [event]
         if isinstance(decision, Commit):
-            self._write(PlyNote(decision.ply))
+            self._write(self._follow_doubt(decision.ply))
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
+            self._doubt_from([c.ply for c in decision.candidates])
             follows = self.tracker.accept(best.ply)
             self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
             for follow in follows[1:]:
@@ -131,18 +145,51 @@ class Recorder:
                     events.append(Event(event.frame, event.t, follow))
                 if isinstance(follow, GameOver):
                     events.append(Event(event.frame, event.t, follow))
+            # a revised or unseen ply answered: the board may already show the next one
+            for again in self.tracker.judge_again():
+                events += self._handle(Event(event.frame, event.t, again))
         elif isinstance(decision, Takeback):
             self._taken = self.notes[-decision.n :][1:]  # may be played again (a revised ply)
             del self.notes[-decision.n :]
             if self.journal is not None and self.game_id is not None:
                 self.journal.undo_plies(self.game_id, decision.n)
-        for e in events:
-            if isinstance(e.decision, GameOver):
-                self.result = e.decision.outcome.result()
-                if self.journal is not None and self.game_id is not None:
-                    self.journal.finish(self.game_id, self.result)
-        self.events += events
         return events
+
+    def _doubt_from(self, candidates: list[Ply]) -> None:
+        """An unsure ply recorded as the first of `candidates`: the squares where the others would
+        leave other stacks are in doubt from now on."""
+        position = self.tracker.position
+        number = position.ply_count + 1
+        outcomes = []
+        for ply in candidates:
+            touched = ply.squares(self.size)
+            position.push(ply)
+            try:
+                outcomes.append({sq: position.stack(sq) for sq in touched})
+            finally:
+                position.pop()
+        chosen, *others = outcomes
+        for other in others:
+            for sq in chosen.keys() | other.keys():
+                if chosen.get(sq, position.stack(sq)) != other.get(sq, position.stack(sq)):
+                    self._doubt.setdefault(sq, number)
+
+    def _follow_doubt(self, ply: Ply) -> PlyNote:
+        """A ply the tracker was sure of, as a note: unsure after all when it carries pieces from
+        a square in doubt (how many there were to carry, and so its PTN, depends on the unsure
+        ply: bench seed 41, `2c1>` recorded unsure for `2c1>11`, then `d1<` committed as `2d1<`).
+        The squares it drops on are then in doubt too; a square it empties is not."""
+        source = None if ply.is_placement else self._doubt.get(ply.square)
+        position = self.tracker.position  # the ply is already played in it
+        for sq in ply.squares(self.size):
+            if not position.stack(sq):
+                self._doubt.pop(sq, None)
+            elif source is not None:
+                self._doubt.setdefault(sq, source)
+        if source is None:
+            return PlyNote(ply)
+        return PlyNote(ply, True, (), f"carries pieces from {ply.square}, which depends on unsure "
+                                     f"ply {source}")  # fmt: skip
 
     def _write(self, note: PlyNote) -> None:
         if self.journal is not None and self.game_id is not None:

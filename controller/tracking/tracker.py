@@ -136,6 +136,11 @@ class Tracker:
         self._asked: list[tuple[int, list[Ply]]] = []
         self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
+        # the last fresh still board judged "nothing happened": (changes per square then, the
+        # evidence then, the evidence it was compared to), for `_missed`; None once a ply or a
+        # takeback has been recorded since
+        self._quiet: tuple | None = None
+        self._last_stable: StableReading | None = None  # for `judge_again`
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
@@ -153,6 +158,8 @@ class Tracker:
         if getattr(reading, "relocalised", False):
             self._looks = None  # the camera moved: its pixels are not the ones kept
         stable = self.gate.feed(reading, t)
+        if stable is not None:
+            self._last_stable = stable
         if stable is None:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
                 self._accepted, self._looks = self._undecided_matched
@@ -192,6 +199,16 @@ class Tracker:
             out.append(Commit(again, 0.0, self.position.ply_count))
         self._replay = []
         return out + self._game_over()
+
+    def judge_again(self) -> list[Decision]:
+        """Judge the last still board again now, when an answer asked for that (`accept` of a
+        revised ply or of a ply that was not seen): the board may already show the ply after it.
+        [] otherwise. Live, the next still frame does the same; a recorder fed frame by frame
+        calls it, since the hand may come back before another still frame."""
+        if not self._reevaluate or self.state != "tracking" or self._last_stable is None:
+            return []
+        self._reevaluate = False
+        return self._evaluate(self._last_stable)
 
     def retract(self) -> None:
         """Undo the last `Commit` as if it had not been seen (the service refused it: not the
@@ -337,8 +354,10 @@ class Tracker:
                 ranked, chosen = [same], 0
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
             revised = (
-                self._revise(evidence, p, changed) if self.state == "tracking" else []
-            ) or self._revise_by_board(evidence, stable.appearance)
+                (self._revise(evidence, p, changed) if self.state == "tracking" else [])
+                or self._revise_by_board(evidence, stable.appearance)
+                or self._missed(evidence, p, changed)
+            )
             if revised:
                 evaluation.decisions = revised
                 return revised
@@ -408,6 +427,8 @@ class Tracker:
             alike.sort(key=lambda h: h.cost + h.height_against)
             return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
 
+        if best.ply is not None or best.back:
+            self._quiet = None  # a ply missed before this one can no longer be told (`_missed`)
         if best.ply is not None:
             if after_unmatched:
                 # The board was unreadable or wrong before this: a ply may have been made then and
@@ -436,6 +457,8 @@ class Tracker:
                 self._accepted, self._looks = matched
         else:
             # nothing happened: this is the board to compare the next one to
+            if stable.fresh and by_change and self._accepted is not None:
+                self._quiet = (dict(self.changes), dict(evidence), self._accepted)
             self._accepted, self._looks = matched
         evaluation.decisions = out
         return out
@@ -485,6 +508,54 @@ class Tracker:
             self._accepted, self._looks = dict(evidence), appearance
             self.unmatched_since = None
         return revised
+
+    def _missed(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply; would it fit one if a ply had been played before it that changed
+        no square's look? A piece moved from a stack onto a neighbour with the same top, seen
+        from above, changes only heights (bench seeds 24, 32, 33, 41, tilts 6-9 degrees: the hand
+        came and went, the board looked unchanged, "nothing happened" won, and the next ply was
+        the other player's, which the position then does not allow). Such plies of the player to
+        move that let some ply explain the board are asked about, the ones whose squares changed
+        most on the quiet board first (a light change is still a change: seed 41's squares
+        0.14 and 0.24 against 0.05 elsewhere); once answered, the board is judged again."""
+        if self._quiet is None:
+            return []
+        quiet_changes, quiet_evidence, quiet_before = self._quiet
+        cfg = self.config
+        position = self.position
+        before = position.stacks()
+        then = ChangeJudge(position, quiet_evidence, {}, None, quiet_before)
+        found: list[tuple[float, Ply]] = []
+        for ply in list(position.legal_plies):
+            if ply.is_placement:
+                continue  # a placed piece always shows
+            touched = ply.squares(position.size)
+            played = position.push(ply)
+            try:
+                after = {sq: position.stack(sq) for sq in touched}
+                altered = [sq for sq in touched if after[sq] != before.get(sq, ())]
+                if not all(before.get(sq) and after[sq] and before[sq][-1] == after[sq][-1]
+                           for sq in altered):  # fmt: skip
+                    continue  # a top changed: it would have been seen
+                judge = ChangeJudge(position, evidence, p, changed, self._accepted)
+                if not any(
+                    j.structure <= cfg.structure_ok and j.colour_contradiction <= cfg.match_cost
+                    for j in judge.plies()
+                ):
+                    continue
+                seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
+                news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
+                           for sq in altered)  # fmt: skip
+                found.append((news - seen, played))
+            finally:
+                position.pop()
+        if not found:
+            return []
+        found.sort(key=lambda f: f[0])
+        self._quiet = None
+        self._reevaluate = True
+        candidates = tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates])
+        return self._ask(Ask(candidates, "a ply before this board was not seen"))
 
     def _revise_asked(
         self,

@@ -155,3 +155,17 @@ def test_a_road_threat_is_written_with_its_tak_mark():
     game = ptn.parse_game(record(threat, height_confidence=0.9).ptn())
     assert [m.ply.ptn() for m in game.moves] == threat
     assert [m.annotation for m in game.moves] == [""] * 8 + ["'"]
+
+
+def test_a_ply_carrying_pieces_from_a_square_an_unsure_ply_left_in_doubt_is_marked_too():
+    # 3b1+12 or 3b1+21 (ply 11) could not be told apart: b3 holds two flats or one, so moving
+    # all of it to c3 is `2b3>` or `b3>`. Written unmarked, it would be a silent error whenever
+    # the unsure ply's first candidate was the wrong one.
+    recorder = record([*SAME_TOPS, "2b3>"], height_confidence=0.0)
+    game = ptn.parse_game(recorder.ptn())
+    last = game.moves[-1]
+    assert last.ply.ptn() in ("2b3>", "b3>")
+    assert last.annotation == "?"
+    assert last.comments_after == ["unsure (carries pieces from b3, which depends on unsure ply 11)"]
+    # plies that touch no square in doubt stay unmarked (a5, ply 12)
+    assert "?" not in game.moves[11].annotation

@@ -398,6 +398,43 @@ def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
     assert [type(d) for d in decisions] == [Illegal]
 
 
+def test_a_ply_that_changed_no_look_is_asked_about_when_the_next_one_shows_it_was_missed():
+    # a1 holds two white flats, b1 one: a1> moves a white flat onto a white flat, and seen from
+    # straight above neither square looks different, nor does the reader's height change
+    truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
+    camera.misread = {"a1": ((WHITE, FLAT),) * 2, "b1": ((WHITE, FLAT),)}
+    unchanged = {sq: camera.reading(truth.stacks()).appearance[sq] for sq in ("a1", "b1")}
+
+    def play_unseen_on_a1_b1(ptn: str) -> list:
+        truth.play(Ply.from_ptn(ptn))
+        camera.feed(hand_reading(5), 0.6)
+        reading = camera.reading(truth.stacks())
+        return camera.feed(replace(reading, appearance={**reading.appearance, **unchanged}), 1.2)
+
+    play_unseen_on_a1_b1("a1>")
+    assert committed(camera.log) == []  # nothing seen: nothing recorded yet
+    # black places on d4: not white's ply, so a white ply was missed; a1> is the only white ply
+    # that changes no top
+    decisions = play_unseen_on_a1_b1("d4")
+    (ask,) = [d for d in decisions if isinstance(d, Ask)]
+    assert [c.ply.ptn() for c in ask.candidates] == ["a1>"]
+    assert "not seen" in ask.reason
+    assert committed(camera.log) == ["a1>", "d4"]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_without_a_quiet_board_before_it_a_ply_of_the_wrong_player_is_illegal():
+    # the control: the same d4 straight after a board where something was recorded
+    truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
+    camera.play(truth, "c3")
+    camera.play(truth, "d4")
+    assert committed(camera.log) == ["c3", "d4"]
+    moved = dict(truth.stacks())
+    moved["e5"] = ((BLACK, FLAT),)  # black again: no white ply can have been missed unseen here
+    camera.feed(hand_reading(5), 0.6)
+    assert [type(d) for d in camera.board(moved, 1.0)] == [Illegal]
+
+
 def test_a_phantom_that_goes_when_a_tall_neighbour_leaves_does_not_stall_the_ply():
     # a wall placed on b2 shades c1, where the reader then sees a flat; the wall moves onto b3,
     # and c1 reads empty again, its look changed back as much as a placed piece's (bench seed
