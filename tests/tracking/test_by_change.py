@@ -447,3 +447,20 @@ def test_a_phantom_that_goes_when_a_tall_neighbour_leaves_does_not_stall_the_ply
     camera.misread, camera.shaded = {}, {}
     camera.play(truth, "b2+")
     assert committed(camera.log) == ["Sb2", "e5", "b2+"]
+
+
+def test_a_flat_placed_so_faintly_that_nothing_seemed_to_happen_is_asked_about_once_missed():
+    # a light flat on light wood seen from straight above: its square's look changes by a little
+    # more than the noise, and the reader does not see it at all (bench seed 22, b4)
+    truth, camera = _two_plies_in()
+    bare = camera.reading(truth.stacks()).appearance["c3"]
+    truth.play(Ply.from_ptn("c3"))
+    camera.misread = {"c3": ()}
+    camera.shaded = {"c3": bare + np.float32(0.3) - camera.reading(truth.stacks()).appearance["c3"]}
+    camera.feed(hand_reading(5), 0.6)
+    camera.board(truth)
+    assert committed(camera.log) == ["a1", "e5"]  # nothing seen: nothing recorded yet
+    decisions = camera.play(truth, "d4")
+    (ask,) = [d for d in decisions if isinstance(d, Ask)]
+    assert ask.candidates[0].ply.ptn() == "c3" and "not seen" in ask.reason
+    assert committed(camera.log) == ["a1", "e5", "c3", "d4"]
