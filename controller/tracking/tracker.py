@@ -63,6 +63,10 @@ FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
 # 6, the spread onto d5 at ply 30; seed 37: a count asked at ply 49 shows at ply 54). Trying is
 # cheap (only on a board no ply fits; replaying checks legality, not every legal ply).
 REVISE_DEPTH = 60
+# A flat placed where the look changed this much on a board judged "nothing happened" may have
+# been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
+# next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
+MISSED_FLAT_CHANGE = 0.5
 
 
 @dataclass(frozen=True)
@@ -532,7 +536,7 @@ class Tracker:
         # only a little, and the reader may not see it at all (seed 22: b4 changed by 0.99
         # against 0.1 elsewhere, read empty at 0.92)
         noise = float(np.median(list(quiet_changes.values()))) if quiet_changes else 0.0
-        faint = max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * noise)
+        faint = max(MISSED_FLAT_CHANGE, FLIP_OVER_NOISE * noise)
         for ply in list(position.legal_plies):
             if ply.is_placement and (
                 ply.stone != FLAT or quiet_changes.get(ply.square, 0.0) < faint
