@@ -292,7 +292,9 @@ class BoardService:
                                             "result": result, "road": road})
         self._computer_turn()
 
-    async def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity | None:
+    async def ask(
+        self, candidates: list[Ply], scores: list[float], reason: str = ""
+    ) -> Ambiguity | None:
         """The camera saw a change several plies explain: hold it and ask the players (None: one
         of them was the computer's own ply, which is then recorded without asking)."""
         async with self.lock:
@@ -304,10 +306,11 @@ class BoardService:
             pending = self.session.ambiguity
             if pending is not None and pending.candidates == list(candidates):
                 return pending  # the same question, still on the board: do not ask twice
-            amb = self.session.ask(candidates, scores)
+            amb = self.session.ask(candidates, scores, reason)
             self.bus.publish("ambiguity", {"id": amb.id,
                                            "candidates": [c.ptn() for c in candidates],
-                                           "scores": [round(s, 4) for s in scores]})
+                                           "scores": [round(s, 4) for s in scores],
+                                           "reason": reason})
             await self._show_leds()
             return amb
 

@@ -487,8 +487,8 @@ class CameraPipeline:
                     log.warning("camera ply %s not recorded (%s): re-reading the board",
                                 ply.ptn(), exc)
                     self._resync = True
-            case Ask(candidates=candidates):
-                await board.ask([c.ply for c in candidates], [c.cost for c in candidates])
+            case Ask(candidates=candidates, reason=reason):
+                await board.ask([c.ply for c in candidates], [c.cost for c in candidates], reason)
             case Takeback(n=n):
                 await board.take_back(n, source="camera")
             case Illegal(squares=squares):

@@ -23,6 +23,7 @@ class Ambiguity:
     id: int
     candidates: list[Ply]
     scores: list[float] = field(default_factory=list)
+    reason: str = ""  # why the camera asks, when it is not only close scores
 
 
 @dataclass(frozen=True)
@@ -109,9 +110,9 @@ class GameSession:
         self.journal.set_tags(self.game_id, **tags)
 
     # --- ambiguity -----------------------------------------------------------------------------
-    def ask(self, candidates: list[Ply], scores: list[float]) -> Ambiguity:
+    def ask(self, candidates: list[Ply], scores: list[float], reason: str = "") -> Ambiguity:
         self._ambiguity_seq += 1
-        self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores))
+        self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores), reason)
         return self.ambiguity
 
     def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> tuple[Ply, Ambiguity]:

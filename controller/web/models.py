@@ -153,6 +153,8 @@ class AmbiguityPublic(BaseModel):
     id: int
     candidates: list[str]
     scores: list[float]
+    reason: str = Field("", description="why the camera asks, when it is not only close scores "
+                                        "(e.g. a ply before this one was not seen)")
 
 
 class ComputerPublic(BaseModel):

@@ -145,7 +145,8 @@ def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
     amb = web.server.call(web.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c4")], [0.1, 0.2]))
     g = web.client.get("/api/game").json()
     assert g["state"] == "ambiguous"
-    assert g["ambiguity"] == {"id": amb.id, "candidates": ["c3", "c4"], "scores": [0.1, 0.2]}
+    assert g["ambiguity"] == {"id": amb.id, "candidates": ["c3", "c4"], "scores": [0.1, 0.2],
+                              "reason": ""}
     assert web.client.post("/api/game/ambiguity",
                            json={"ambiguity_id": amb.id, "candidate": 7}).status_code == 404
     assert web.client.post("/api/game/ambiguity",

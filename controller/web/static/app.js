@@ -222,6 +222,10 @@ function renderBanners() {
   if (!g) return;
   if (g.ambiguity) {
     const div = add("ambiguity", "Which ply was that?");
+    if (g.ambiguity.reason) {  // e.g. "a ply before this board was not seen": the candidates are that ply
+      const why = document.createElement("span"); why.className = "reason";
+      why.textContent = ` (${g.ambiguity.reason})`; div.appendChild(why);
+    }
     g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(c, () =>
       act("POST", "/api/game/ambiguity", { ambiguity_id: g.ambiguity.id, candidate: i }), "candidate")));
     div.appendChild(button("another…", () => $("#manual-ply-text").focus()));
