@@ -173,12 +173,13 @@ def test_a_flat_the_reader_is_not_sure_is_not_a_wall_is_asked_about():
     assert {"Sc3", "Cc3"} & {c.ply.ptn() for c in asks[0].candidates}
 
 
-def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candidate():
+def _c2_flat_recorded_as_a_wall() -> tuple[Position, Camera]:
+    """a1, e5, c3; then black places a flat on c2 and the reader calls it a wall, 80 % sure:
+    asked, and recorded Sc2? (the camera accepts the first candidate)."""
     truth, camera = Position(5), Camera(Position(5))
     camera.board(truth, 2.0)
     for ptn in ("a1", "e5", "c3"):
         camera.play(truth, ptn)
-    # black places a flat on c2 and the reader calls it a wall, 80 % sure: asked, recorded Sc2?
     camera.misread = {"c2": ((WHITE, WALL),)}
     truth.play(Ply.from_ptn("c2"))
     camera.feed(hand_reading(5), 0.6)
@@ -188,6 +189,11 @@ def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candida
     camera.feed(replace(reading, squares=squares), 1.2)
     assert camera.tracker.position.top("c2") == (BLACK, WALL)
     camera.misread = {}
+    return truth, camera
+
+
+def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candidate():
+    truth, camera = _c2_flat_recorded_as_a_wall()
     # white moves c3 onto c2: only legal if c2 is a flat
     decisions = camera.play(truth, "c3-")
     assert isinstance(decisions[0], Takeback) and decisions[0].n == 1
@@ -201,18 +207,7 @@ def test_a_close_call_is_revised_when_a_later_spread_only_fits_the_other_candida
 def test_a_close_call_far_back_is_revised_when_a_much_later_spread_shows_it():
     # as above, but the spread onto c2 comes six plies later (bench seed 22: a flat recorded as
     # a wall at ply 6 showed at ply 30, when a wall was moved onto it)
-    truth, camera = Position(5), Camera(Position(5))
-    camera.board(truth, 2.0)
-    for ptn in ("a1", "e5", "c3"):
-        camera.play(truth, ptn)
-    camera.misread = {"c2": ((WHITE, WALL),)}
-    truth.play(Ply.from_ptn("c2"))
-    camera.feed(hand_reading(5), 0.6)
-    reading = camera.reading(truth.stacks())
-    squares = dict(reading.squares)
-    squares["c2"] = replace(squares["c2"], color="dark", kind_confidence=0.8, confidence=0.8)
-    camera.feed(replace(reading, squares=squares), 1.2)
-    camera.misread = {}
+    truth, camera = _c2_flat_recorded_as_a_wall()
     for ptn in ("a5", "e1", "b5", "d1", "a4", "e2"):
         camera.play(truth, ptn)
     decisions = camera.play(truth, "c3-")
