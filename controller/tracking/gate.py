@@ -37,6 +37,9 @@ class StableReading:
     at: float  # timestamp of the latest frame
     frames: int
     fresh: bool  # True on the first frame the window counts as stable
+    # a hand was over the board since the last stable window (a ply needs one; a change of light
+    # or a nudge does not)
+    after_hand: bool = False
     # mean appearance signature per square over the newest frames (None: the reader gives none)
     appearance: dict | None = None
 
@@ -49,6 +52,7 @@ class StabilityGate:
     _looks: list = field(default_factory=list)  # appearance signatures of the same frames
     _since: float | None = None
     _announced: bool = False
+    _hand_seen: bool = False  # since the last stable window was announced
     last_reason: str = ""
 
     def reset(self, reason: str) -> None:
@@ -60,6 +64,7 @@ class StabilityGate:
 
     def feed(self, reading, t: float) -> StableReading | None:
         """Take one frame's reading at time `t`; the stable evidence once it has held, else None."""
+        self._hand_seen |= bool(reading.occluded)
         if not reading.board_found or not reading.squares:
             self.reset("board not found")
             return None
@@ -87,6 +92,9 @@ class StabilityGate:
             self.last_reason = "waiting for the board to hold still"
             return None
         fresh = not self._announced
+        after_hand = fresh and self._hand_seen
+        if fresh:
+            self._hand_seen = False
         self._announced = True
         self.last_reason = "stable"
         return StableReading(
@@ -95,6 +103,7 @@ class StabilityGate:
             at=t,
             frames=len(self._window),
             fresh=fresh,
+            after_hand=after_hand,
             appearance=mean_signatures(self._looks),
         )
 

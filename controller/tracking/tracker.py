@@ -140,9 +140,9 @@ class Tracker:
         self._asked: list[tuple[int, list[Ply]]] = []
         self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
-        # the last fresh still board judged "nothing happened": (changes per square then, the
-        # evidence then, the evidence it was compared to), for `_missed`; None once a ply or a
-        # takeback has been recorded since
+        # the last board judged "nothing happened" after a hand came and went: (changes per
+        # square then, the evidence then, the evidence it was compared to), for `_missed`; None
+        # once a ply or a takeback has been recorded since
         self._quiet: tuple | None = None
         self._last_stable: StableReading | None = None  # for `judge_again`
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
@@ -461,7 +461,7 @@ class Tracker:
                 self._accepted, self._looks = matched
         else:
             # nothing happened: this is the board to compare the next one to
-            if stable.fresh and by_change and self._accepted is not None:
+            if stable.after_hand and by_change and self._accepted is not None:
                 self._quiet = (dict(self.changes), dict(evidence), self._accepted)
             self._accepted, self._looks = matched
         evaluation.decisions = out
@@ -523,7 +523,8 @@ class Tracker:
         of the player to move that let some ply explain the board are asked about, the ones whose
         squares changed most on the quiet board first (a faint change is still a change: seed
         41's squares 0.14 and 0.24 against 0.05 elsewhere); once answered, the board is judged
-        again."""
+        again. Only when a hand came and went before that quiet board: a ply needs a hand, and a
+        piece of the wrong colour placed after a board nobody touched stays an illegal board."""
         if self._quiet is None:
             return []
         quiet_changes, quiet_evidence, quiet_before = self._quiet

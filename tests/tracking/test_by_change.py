@@ -459,3 +459,16 @@ def test_a_flat_placed_so_faintly_that_nothing_seemed_to_happen_is_asked_about_o
     (ask,) = [d for d in decisions if isinstance(d, Ask)]
     assert ask.candidates[0].ply.ptn() == "c3" and "not seen" in ask.reason
     assert committed(camera.log) == ["a1", "e5", "c3", "d4"]
+
+
+def test_a_ply_of_the_wrong_player_after_a_board_no_hand_touched_is_illegal_not_a_missed_ply():
+    # as in the missed-ply test, the board before looked unchanged, but no hand came: the camera
+    # only saw motion (someone nudged the table). Black's flat on d4 is then a piece of the
+    # wrong colour, not a sign that a white ply was missed.
+    truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
+    camera.feed(replace(camera.reading(truth.stacks()), moving=True), 0.4)
+    camera.board(truth)
+    moved = dict(truth.stacks())
+    moved["d4"] = ((BLACK, FLAT),)
+    camera.feed(hand_reading(5), 0.6)
+    assert [type(d) for d in camera.board(moved, 1.0)] == [Illegal]
