@@ -154,6 +154,7 @@ class ChangeJudge:
         p_changed: Mapping[str, float],
         reader_moved: set[str] | None = None,
         accepted: Mapping[str, SquareEvidence] | None = None,
+        faint: Mapping[str, float] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -163,6 +164,8 @@ class ChangeJudge:
         # squares that changed at all: the only ones an unaltering hypothesis pays for
         self.moved = {sq: p for sq, p in p_changed.items() if p > 0.0}
         self.accepted = accepted or {}  # the evidence of the board last matched
+        # per square, `change.p_faint`: what a faint change says where a change is expected faint
+        self.faint = faint or {}
         # a square whose reading changed to agree with the game where it disagreed before is a
         # phantom gone, not a piece moved: the reader had seen one in a tall neighbour's shadow,
         # and the neighbour left (bench seed 22: a wall moved off d4, c4 read empty again)
@@ -241,6 +244,8 @@ class ChangeJudge:
             visible = (HEIGHT_ONLY_VISIBLE if same_top
                        else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
             changed = self.p.get(sq, 0.0)
+            if visible < 1.0:
+                changed = max(changed, self.faint.get(sq, 0.0))
             if same_top:
                 news, agrees, against = self.height_news(sq, len(new) - len(old))
                 reading += news

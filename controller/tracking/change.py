@@ -55,6 +55,22 @@ def p_changed(change: float) -> float:
     return min(1.0, max(0.0, (change - UNCHANGED_BELOW) / (CHANGED_ABOVE - UNCHANGED_BELOW)))
 
 
+# A square a ply alters only a little (a flat dropped on a flat of its colour, a capstone moved
+# onto one) is expected to change faintly: there a change that stands out from the board's noise
+# counts, from FAINT_OVER_NOISE times the board's median change (and at least FAINT_FROM) up to
+# UNCHANGED_BELOW. Bench seed 20: a dark capstone moved onto e1 (dark flats) changed it by 0.75,
+# the other candidate square by 0.13; both were "not changed" by `p_changed`.
+FAINT_FROM = 0.25
+FAINT_OVER_NOISE = 3.0
+
+
+def p_faint(change: float, noise: float) -> float:
+    """How sure a faint change is real, for a square a hypothesis alters out of sight: 0 up to
+    the noise threshold, 1 from `UNCHANGED_BELOW` on (where `p_changed` only begins)."""
+    start = min(max(FAINT_FROM, FAINT_OVER_NOISE * noise), UNCHANGED_BELOW - 0.05)
+    return min(1.0, max(0.0, (change - start) / (UNCHANGED_BELOW - start)))
+
+
 def mean_signatures(frames: Iterable[Signatures]) -> dict[str, np.ndarray] | None:
     """Mean signature per square over several frames (None when a frame has none)."""
     frames = list(frames)

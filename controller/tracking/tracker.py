@@ -39,7 +39,7 @@ import numpy as np
 
 from controller.tak import FLAT, Ply, Position
 from controller.tracking.by_change import ChangeJudge
-from controller.tracking.change import changes, p_changed
+from controller.tracking.change import changes, p_changed, p_faint
 from controller.tracking.decisions import (
     Ask,
     Candidate,
@@ -145,6 +145,7 @@ class Tracker:
         # once a ply or a takeback has been recorded since
         self._quiet: tuple | None = None
         self._last_stable: StableReading | None = None  # for `judge_again`
+        self._faint: dict[str, float] = {}  # `change.p_faint` per square at the last evaluation
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
@@ -329,7 +330,8 @@ class Tracker:
             for sq in self._occupancy_flips(evidence):
                 if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
                     p[sq] = 1.0
-            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
+            self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
+            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted, self._faint)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction, j.height_against)
@@ -477,7 +479,7 @@ class Tracker:
         cfg = self.config
 
         def fits() -> bool:  # some ply explains the board, judged by change
-            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted)
+            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted, self._faint)
             return any(
                 j.ply is not None
                 and j.structure <= cfg.structure_ok
@@ -553,7 +555,7 @@ class Tracker:
                     for sq in altered
                 ):
                     continue  # a top changed: it would have been seen
-                judge = ChangeJudge(position, evidence, p, changed, self._accepted)
+                judge = ChangeJudge(position, evidence, p, changed, self._accepted, self._faint)
                 if not any(
                     j.structure <= cfg.structure_ok and j.colour_contradiction <= cfg.match_cost
                     for j in judge.plies()
