@@ -157,7 +157,8 @@ class Recorder:
 
     def _doubt_from(self, candidates: list[Ply]) -> None:
         """An unsure ply recorded as the first of `candidates`: the squares where the others would
-        leave other stacks are in doubt from now on."""
+        leave stacks of other heights are in doubt from now on. (Heights only: a later ply's PTN
+        depends on how many pieces it carries, not on whether the piece under them stood.)"""
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
@@ -171,7 +172,8 @@ class Recorder:
         chosen, *others = outcomes
         for other in others:
             for sq in chosen.keys() | other.keys():
-                if chosen.get(sq, position.stack(sq)) != other.get(sq, position.stack(sq)):
+                now = position.stack(sq)
+                if len(chosen.get(sq, now)) != len(other.get(sq, now)):
                     self._doubt.setdefault(sq, number)
 
     def _follow_doubt(self, ply: Ply) -> PlyNote:
