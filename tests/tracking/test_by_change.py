@@ -482,5 +482,7 @@ def test_a_capstone_moved_onto_a_flat_of_its_colour_is_told_by_the_faint_change_
     truth, camera = _seen("x5/x5/x5/x5/x2,2,2C,2 2 5")
     camera.misread = {"e1": ((BLACK, FLAT),)}
     (ask,) = _played_with_faint_looks(camera, truth, "d1>", {"e1": 0.43, "c1": 0.075})
-    assert [c.ply.ptn() for c in ask.candidates] == ["d1>", "d1<"]
-    assert ask.candidates[1].cost - ask.candidates[0].cost > 0.4
+    first, *others = ask.candidates
+    assert first.ply.ptn() == "d1>"
+    assert all(c.cost - first.cost > 0.4 for c in others)
+
