@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.tak import FLAT, Ply, Position
-from controller.tracking.by_change import ChangeJudge
+from controller.tracking.by_change import ChangeJudge, Judged
 from controller.tracking.change import changes, p_changed, p_faint
 from controller.tracking.decisions import (
     Ask,
@@ -349,7 +349,7 @@ class Tracker:
             # occupied where it wants none, a colour surely wrong); a misread height may make
             # such a one cheap, but it cannot be what happened.
             if h.structure is not None:
-                return h.structure <= cfg.structure_ok and h.colour_contradiction <= cfg.match_cost
+                return self._fits_by_change(h)
             return self._mismatch(h, evidence, changed) <= cfg.match_cost
 
         chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
@@ -469,6 +469,14 @@ class Tracker:
         evaluation.decisions = out
         return out
 
+    def _fits_by_change(self, judged: Hypothesis | Judged) -> bool:
+        """A hypothesis judged by change fits the board: the pattern of changed squares misfits
+        it by at most `structure_ok`, and the reader does not surely contradict it on a square
+        it alters about a piece being there or its colour."""
+        cfg = self.config
+        return (judged.structure is not None and judged.structure <= cfg.structure_ok
+                and judged.colour_contradiction <= cfg.match_cost)  # fmt: skip
+
     def _revise(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply, and a recent ply was a close call: would another candidate of
         that call (with the plies since played on top of it) explain the board? A flat taken for a
@@ -480,12 +488,8 @@ class Tracker:
 
         def fits() -> bool:  # some ply explains the board, judged by change
             judge = ChangeJudge(self.position, evidence, p, changed, self._accepted, self._faint)
-            return any(
-                j.ply is not None
-                and j.structure <= cfg.structure_ok
-                and j.colour_contradiction <= cfg.match_cost
-                for j in judge.ranked(0)[: cfg.max_considered]
-            )
+            return any(j.ply is not None and self._fits_by_change(j)
+                       for j in judge.ranked(0)[: cfg.max_considered])  # fmt: skip
 
         return self._revise_asked(lambda original, others: others, fits,
                                   "a later board fits only this one")  # fmt: skip
@@ -556,10 +560,7 @@ class Tracker:
                 ):
                     continue  # a top changed: it would have been seen
                 judge = ChangeJudge(position, evidence, p, changed, self._accepted, self._faint)
-                if not any(
-                    j.structure <= cfg.structure_ok and j.colour_contradiction <= cfg.match_cost
-                    for j in judge.plies()
-                ):
+                if not any(self._fits_by_change(j) for j in judge.plies()):
                     continue
                 seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
                 news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
