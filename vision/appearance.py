@@ -71,7 +71,7 @@ def changes(now: np.ndarray, then: np.ndarray) -> np.ndarray:
     """How much every square changed between two signature arrays [S, BINS, C] -> [S].
 
     The reference implementation of the comparison above (tracking carries its own copy, since it
-    may not import vision; `tests/tracking/test_change.py` checks that the two agree).
+    may not import vision; `tests/tracking/test_by_change.py` checks that the two agree).
     """
     diff = now - then
     diff = diff - np.median(diff.reshape(-1, diff.shape[-1]), axis=0)

@@ -22,6 +22,11 @@ as a placed flat changes its own square). When the reader's own answer for the s
 (`reader_moved`) it may be a piece knocked onto the next square, or the reader seeing a phantom in
 the new stack's shadow (it does, next to walls and tall stacks): then it counts NEXT_TO_TALL_READ
 next to an altered square whose stack is now tall or standing (`_tall`), in full elsewhere.
+A stack built up or taken down also moves its shadow, which on a low light reaches two or three
+squares (bench seed 37: a spread off a stack of three flats and a wall changed the two squares
+behind it by 3.8, as much as a placed piece): a square within a shadow's reach
+(`shadow_reach`) of an altered square, and not next to one, whose change is the light's alone
+(`change.light_only`: a grey shift, no change of colour) counts IN_SHADOW.
 
 A square a hypothesis alters only in height (same top piece) barely changes its look, so its
 reading term, scaled by that change, says next to nothing: two spreads that differ only in which
@@ -47,6 +52,7 @@ the direction and distance, and the reader's tops and heights on them the drop c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -66,10 +72,23 @@ NEXT_TO_ALTERED = 0.25
 NEXT_TO_TALL = 0.5
 NEXT_TO_RISEN = 0.1
 NEXT_TO_TALL_READ = 0.4
+# bench seed 37: a spread off a stack with a wall on top, onto an 8-high stack, changed four
+# squares by light alone, three beyond the neighbours; at NEXT_TO_RISEN they missed structure_ok
+IN_SHADOW = 0.05
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
 PHANTOM_GONE = 1.0  # reading cost units: half a square read surely wrong (see ChangeJudge)
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
+# A tall stack's top is seen beyond its square, where the square's signature no longer looks (vision
+# .appearance: up to 0.45 pitch behind its centre): at 6 pieces (0.9 pitch) and 35 degrees from
+# the lens the top face is 0.6 pitch behind. A change of its top is then as hard to see as a
+# height's (bench seed 37: a dark flat dropped on a light 8-high stack at the far edge, unseen).
+TOP_OUT_OF_SIGHT = 6  # pieces
+# A stack casts its shadow up to SHADOW_PER_HEIGHT times its height away: lights as low as 25
+# degrees (a window, a lamp; tan 25 = 0.47). Heights in pitches (the reference board's pieces).
+SHADOW_PER_HEIGHT = 2.2
+FLAT_THICKNESS = 0.15
+STANDING_HEIGHT = 0.7  # a wall on its edge, a capstone
 READING_CLIP = 2.0  # one square's reading never counts for more than this either way
 # Per piece of height change the reader saw on a square altered only in height, at full height
 # confidence: under the commit margin, so it orders a question's candidates but does not settle
@@ -134,6 +153,26 @@ STANDING_COLOUR_TRUST = 0.5
 FLAT_COLOUR_TRUST = 0.8
 
 
+def shadow_reach(stack: Stack) -> int:
+    """How many squares away the shadow of `stack` may fall (0 for an empty square)."""
+    if not stack:
+        return 0
+    top = STANDING_HEIGHT if stack[-1][1] != FLAT else FLAT_THICKNESS
+    height = (len(stack) - 1) * FLAT_THICKNESS + top
+    return max(1, math.ceil(SHADOW_PER_HEIGHT * height - 1e-9))
+
+
+def within(name: str, reach: int, size: int) -> list[str]:
+    """Squares at most `reach` squares from `name` in any direction (kings' moves), not itself."""
+    f, r = ord(name[0]) - ord("a"), int(name[1:]) - 1
+    return [
+        f"{chr(ord('a') + ff)}{rr + 1}"
+        for ff in range(max(0, f - reach), min(size, f + reach + 1))
+        for rr in range(max(0, r - reach), min(size, r + reach + 1))
+        if (ff, rr) != (f, r)
+    ]
+
+
 def neighbours(name: str, size: int) -> list[str]:
     f, r = ord(name[0]) - ord("a"), int(name[1:]) - 1
     return [
@@ -155,6 +194,7 @@ class ChangeJudge:
         reader_moved: set[str] | None = None,
         accepted: Mapping[str, SquareEvidence] | None = None,
         faint: Mapping[str, float] | None = None,
+        light_only: Mapping[str, float] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -166,6 +206,8 @@ class ChangeJudge:
         self.accepted = accepted or {}  # the evidence of the board last matched
         # per square, `change.p_faint`: what a faint change says where a change is expected faint
         self.faint = faint or {}
+        # per square, `change.light_only`: how much its change is a shadow's (light alone)
+        self.light_only = light_only or {}
         # a square whose reading changed to agree with the game where it disagreed before is a
         # phantom gone, not a piece moved: the reader had seen one in a tall neighbour's shadow,
         # and the neighbour left (bench seed 22: a wall moved off d4, c4 read empty again)
@@ -224,6 +266,18 @@ class ChangeJudge:
         stack = self.before.get(square, ())
         return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
 
+    def _shadowed(self, after: Mapping[str, Stack], altered: set[str], near: set[str]) -> set[str]:
+        """Squares that the shadows of altered stacks, before or after, may reach, beyond the
+        altered squares' neighbours: a neighbour's change may as well be a piece dropped on it
+        unseen (a flat on a flat of its colour changes the light more than the colour too:
+        bench seed 46, d3 next to c3 where a spread may or may not have ended)."""
+        out: set[str] = set()
+        for sq in altered:
+            reach = max(shadow_reach(self.before.get(sq, ())), shadow_reach(after.get(sq, ())))
+            if reach >= 2:
+                out.update(within(sq, reach, self.size))
+        return out - near
+
     def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
         near = {n for sq in altered for n in neighbours(sq, self.size)}
         near_tall = {
@@ -234,6 +288,7 @@ class ChangeJudge:
         near_risen = near_tall | {
             n for sq in altered if self._stood_tall(sq) for n in neighbours(sq, self.size)
         }
+        shadowed = self._shadowed(after, altered, near)
         structure = 0.0
         reading = 0.0
         contra = colours = against_heights = 0.0
@@ -243,6 +298,8 @@ class ChangeJudge:
             same_colour = bool(old) and bool(new) and old[-1][0] == new[-1][0]
             visible = (HEIGHT_ONLY_VISIBLE if same_top
                        else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
+            if max(len(old), len(new)) >= TOP_OUT_OF_SIGHT:
+                visible = min(visible, HEIGHT_ONLY_VISIBLE)
             changed = self.p.get(sq, 0.0)
             if visible < 1.0:
                 changed = max(changed, self.faint.get(sq, 0.0))
@@ -268,6 +325,9 @@ class ChangeJudge:
                 else NEXT_TO_TALL if sq in self.near_tall
                 else 1.0
             )  # fmt: skip
+            if sq in shadowed:  # the light alone changed: a shadow moved with the stack
+                shade = self.light_only.get(sq, 0.0)
+                discount = min(discount, 1.0 - (1.0 - IN_SHADOW) * shade)
             structure += W_UNALTERED * discount * p
         return Judged(structure + reading, structure, contra, colours, frozenset(altered),
                       height_against=against_heights, **what)

@@ -39,7 +39,7 @@ import numpy as np
 
 from controller.tak import FLAT, Ply, Position
 from controller.tracking.by_change import ChangeJudge, Judged
-from controller.tracking.change import changes, p_changed, p_faint
+from controller.tracking.change import changes, light_only, p_changed, p_faint
 from controller.tracking.decisions import (
     Ask,
     Candidate,
@@ -146,6 +146,7 @@ class Tracker:
         self._quiet: tuple | None = None
         self._last_stable: StableReading | None = None  # for `judge_again`
         self._faint: dict[str, float] = {}  # `change.p_faint` per square at the last evaluation
+        self._light_only: dict[str, float] = {}  # `change.light_only` per square, the same
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
@@ -331,7 +332,8 @@ class Tracker:
                 if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
-            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted, self._faint)
+            self._light_only = light_only(stable.appearance, self._looks)  # type: ignore[arg-type]
+            judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction, j.height_against)
@@ -469,6 +471,11 @@ class Tracker:
         evaluation.decisions = out
         return out
 
+    def _judge(self, position: Position, evidence, p, changed) -> ChangeJudge:
+        """A judge of `position` against the board of the last evaluation, by its changes."""
+        return ChangeJudge(position, evidence, p, changed, self._accepted, self._faint,
+                           self._light_only)
+
     def _fits_by_change(self, judged: Hypothesis | Judged) -> bool:
         """A hypothesis judged by change fits the board: the pattern of changed squares misfits
         it by at most `structure_ok`, and the reader does not surely contradict it on a square
@@ -487,7 +494,7 @@ class Tracker:
         cfg = self.config
 
         def fits() -> bool:  # some ply explains the board, judged by change
-            judge = ChangeJudge(self.position, evidence, p, changed, self._accepted, self._faint)
+            judge = self._judge(self.position, evidence, p, changed)
             return any(j.ply is not None and self._fits_by_change(j)
                        for j in judge.ranked(0)[: cfg.max_considered])  # fmt: skip
 
@@ -559,7 +566,7 @@ class Tracker:
                     for sq in altered
                 ):
                     continue  # a top changed: it would have been seen
-                judge = ChangeJudge(position, evidence, p, changed, self._accepted, self._faint)
+                judge = self._judge(position, evidence, p, changed)
                 if not any(self._fits_by_change(j) for j in judge.plies()):
                     continue
                 seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)

@@ -10,7 +10,7 @@ import pytest
 
 from controller.tak import BLACK, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking import Ask, Commit, Illegal, Takeback, Tracker, TrackerConfig
-from controller.tracking.change import changes, p_changed
+from controller.tracking.change import changes, light_only, p_changed
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 
 FPS = 5
@@ -92,6 +92,17 @@ def test_tracking_and_vision_compare_signatures_the_same_way():
     assert [ours[n] for n in names] == pytest.approx(list(theirs), abs=1e-5)
     assert p_changed(ours["s7"]) == 1.0
     assert max(p_changed(ours[n]) for n in names if n != "s7") == 0.0
+
+
+def test_a_change_of_the_light_alone_is_told_from_a_change_of_colour():
+    rng = np.random.default_rng(4)
+    then = {f"s{i}": rng.normal(10.0, 2.0, (8, 3)).astype(np.float32) for i in range(9)}
+    now = {n: s + np.float32(0.2) for n, s in then.items()}  # the room a little brighter
+    now["s1"] = now["s1"] - np.float32(1.5)  # a shadow: every channel alike
+    now["s2"] = now["s2"] + np.float32([2.0, -0.5, -1.5])  # a piece: the colour changed
+    now["s3"] = now["s3"] - np.float32(5.0)  # deeper than any shadow: a dark piece on light wood
+    shade = light_only(now, then)
+    assert shade["s1"] == 1.0 and shade["s2"] == 0.0 and shade["s3"] == 0.0
 
 
 def test_a_square_misread_all_along_never_stalls_the_game():
@@ -237,14 +248,15 @@ def _seen(tps: str) -> tuple[Position, Camera]:
     return truth, camera
 
 
-def _played_with_faint_looks(camera: Camera, truth: Position, ptn: str, faint: dict) -> list:
-    """Play `ptn` under a hand; then the board, except that the squares in `faint` look as they
-    did before the ply plus that much (a change barely above the noise, as seen from above)."""
+def _played_with_looks(camera: Camera, truth: Position, ptn: str, off: dict) -> list:
+    """Play `ptn` under a hand; then the board, except that the squares in `off` look as they
+    did before the ply plus that much (a change barely above the noise, as seen from above; a
+    shadow cast on an untouched square)."""
     looks_before = camera.reading(truth.stacks()).appearance
     truth.play(Ply.from_ptn(ptn))
     camera.feed(hand_reading(camera.size), 0.6)
     reading = camera.reading(truth.stacks())
-    looks = {sq: looks_before[sq] + np.float32(by) for sq, by in faint.items()}
+    looks = {sq: looks_before[sq] + np.float32(by) for sq, by in off.items()}
     return camera.feed(replace(reading, appearance={**reading.appearance, **looks}), 1.2)
 
 
@@ -253,7 +265,7 @@ def _dropped_on_its_twins(camera: Camera, truth: Position, ptn: str) -> list:
     heights tell which stacks grew."""
     ply = Ply.from_ptn(ptn)
     targets = [sq for sq in ply.squares(camera.size) if sq != ply.square]
-    return _played_with_faint_looks(camera, truth, ptn, dict.fromkeys(targets, 0.3))
+    return _played_with_looks(camera, truth, ptn, dict.fromkeys(targets, 0.3))
 
 
 def test_a_flat_moved_onto_a_twin_is_told_apart_by_the_height_the_reader_saw_grow():
@@ -293,7 +305,7 @@ def test_a_capstone_moved_onto_a_flat_of_its_colour_that_barely_shows_is_recorde
     # from above: a disk of the same colour on the flat; its look changes little (bench: 0.5-0.8)
     start = "x5/x5/x2,1C,1,x/x5/x5 1 8"
     truth, camera = _seen(start)
-    _played_with_faint_looks(camera, truth, "c3>", {"d3": 0.5})
+    _played_with_looks(camera, truth, "c3>", {"d3": 0.5})
     assert committed(camera.log) == ["c3>"]
 
 
@@ -310,7 +322,7 @@ def test_a_height_the_reader_still_misreads_after_a_spread_never_makes_a_placeme
     start = "x5/x5/x5/x3,22,x/x5 2 10"
     truth, camera = _seen(start)
     camera.misread = {"d2": ((BLACK, FLAT), (BLACK, FLAT))}  # from now on
-    decisions = _played_with_faint_looks(camera, truth, "d2-", {"d2": 0.8})
+    decisions = _played_with_looks(camera, truth, "d2-", {"d2": 0.8})
     assert not [d for d in decisions if isinstance(d, Commit) and d.ply.ptn() == "d1"]
     asked = [d for d in decisions if isinstance(d, Ask)]
     assert committed(decisions) == ["d2-"] or "d2-" in {c.ply.ptn() for c in asked[0].candidates}
@@ -481,8 +493,44 @@ def test_a_capstone_moved_onto_a_flat_of_its_colour_is_told_by_the_faint_change_
     # from the noise (bench seed 20, recorded d1<? for d1>, its reading of c1 a shade better)
     truth, camera = _seen("x5/x5/x5/x5/x2,2,2C,2 2 5")
     camera.misread = {"e1": ((BLACK, FLAT),)}
-    (ask,) = _played_with_faint_looks(camera, truth, "d1>", {"e1": 0.43, "c1": 0.075})
+    (ask,) = _played_with_looks(camera, truth, "d1>", {"e1": 0.43, "c1": 0.075})
     first, *others = ask.candidates
     assert first.ply.ptn() == "d1>"
     assert all(c.cost - first.cost > 0.4 for c in others)
+
+
+
+# b2: black, three white flats and a white wall on top, 1.3 pitches tall; white spreads it right
+_TOWER = "x5/x5/x5/x,2111S,x3/x5 1 5"
+
+
+def test_the_shadow_of_a_tower_taken_down_is_not_a_change_no_ply_explains():
+    # the tower's shadow falls two squares away under a low light, and goes with it: a4 and b4
+    # brighten as much as if a piece had gone, in every channel alike (bench seed 37, b2 and b3
+    # behind b4 when its three flats and wall were spread)
+    truth, camera = _seen(_TOWER)
+    lifted = {"a4": 3.0, "b4": 3.0}
+    assert [type(d) for d in _played_with_looks(camera, truth, "3b2>21", lifted)] == [Commit]
+    assert committed(camera.log) == ["3b2>21"]
+
+
+def test_a_change_of_colour_two_squares_from_the_tower_is_not_its_shadow():
+    # the control: the same squares changed as much, but in one colour channel only
+    truth, camera = _seen(_TOWER)
+    tinted = {"a4": np.float32([9.0, 0.0, 0.0]), "b4": np.float32([9.0, 0.0, 0.0])}
+    assert [type(d) for d in _played_with_looks(camera, truth, "3b2>21", tinted)] == [Illegal]
+
+
+def test_a_flat_dropped_on_a_tower_whose_top_is_out_of_its_squares_sight_is_still_recorded():
+    # c4 is seven high: its top shows beyond the square, where its look is not taken, so a
+    # dark flat dropped on its light top changes nothing there (bench seed 37, c4 eight high)
+    truth, camera = _seen("x5/x2,1212121,2,x/x5/x5/x5 2 10")
+    assert committed(_played_with_looks(camera, truth, "d4<", {"c4": 0.0})) == ["d4<"]
+
+
+def test_the_top_of_a_low_stack_that_changed_unseen_is_a_board_no_ply_explains():
+    # the control: on a stack of three the top is in sight, and a new top that changed nothing
+    # there cannot be what happened
+    truth, camera = _seen("x5/x2,121,2,x/x5/x5/x5 2 6")
+    assert [type(d) for d in _played_with_looks(camera, truth, "d4<", {"c4": 0.0})] == [Illegal]
 
