@@ -324,6 +324,16 @@ class BoardService:
             await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
             return played
 
+    async def withdraw_question(self) -> None:
+        """The camera saw the ply it asked about taken back before anyone answered: the question
+        goes (from the page and the LEDs)."""
+        async with self.lock:
+            pending = self.session.withdraw()
+            if pending is None:
+                return
+            self.bus.publish("ambiguity_withdrawn", {"id": pending.id})
+            await self._show_leds()
+
     async def take_back(self, n: int = 1, *, source: str = "manual") -> list[str]:
         async with self.lock:
             undone = await asyncio.to_thread(self.session.take_back, n)

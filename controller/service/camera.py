@@ -45,6 +45,7 @@ from controller.tracking import (
     Takeback,
     Tracker,
     TrackerConfig,
+    Withdrawn,
 )
 
 if TYPE_CHECKING:
@@ -500,6 +501,8 @@ class CameraPipeline:
             case Resynced():
                 self._resuming = False
                 await board.report_in_sync()
+            case Withdrawn():
+                await board.withdraw_question()
             case GameOver():
                 pass  # the journal closed the game when the ending ply was recorded
 

@@ -27,6 +27,7 @@ EVENT_TYPES = (
     "ply_taken_back",
     "ambiguity",
     "ambiguity_resolved",
+    "ambiguity_withdrawn",
     "illegal_state",
     "desync",
     "in_sync",

@@ -115,6 +115,11 @@ class GameSession:
         self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores), reason)
         return self.ambiguity
 
+    def withdraw(self) -> Ambiguity | None:
+        """Drop the pending question unanswered (its ply was taken back); the one dropped."""
+        pending, self.ambiguity = self.ambiguity, None
+        return pending
+
     def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> tuple[Ply, Ambiguity]:
         """Play the chosen candidate (an index) or a ply typed by hand instead."""
         pending = self.ambiguity

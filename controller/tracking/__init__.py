@@ -19,6 +19,7 @@ from controller.tracking.decisions import (
     Illegal,
     Resynced,
     Takeback,
+    Withdrawn,
 )
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.tracker import Evaluation, Hypothesis, Tracker, TrackerConfig
@@ -40,4 +41,5 @@ __all__ = [
     "Takeback",
     "Tracker",
     "TrackerConfig",
+    "Withdrawn",
 ]

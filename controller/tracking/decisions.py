@@ -58,8 +58,14 @@ class Resynced:
 
 
 @dataclass(frozen=True)
+class Withdrawn:
+    """The board went back to how it was before the last `Ask`, unanswered: the ply asked about
+    was taken back by hand, and the question with it (nothing to answer any more)."""
+
+
+@dataclass(frozen=True)
 class GameOver:
     outcome: Outcome
 
 
-Decision = Commit | Ask | Takeback | Illegal | Desync | Resynced | GameOver
+Decision = Commit | Ask | Takeback | Illegal | Desync | Resynced | Withdrawn | GameOver

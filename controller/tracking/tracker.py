@@ -50,6 +50,7 @@ from controller.tracking.decisions import (
     Illegal,
     Resynced,
     Takeback,
+    Withdrawn,
 )
 from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
@@ -147,6 +148,8 @@ class Tracker:
         self._last_stable: StableReading | None = None  # for `judge_again`
         self._faint: dict[str, float] = {}  # `change.p_faint` per square at the last evaluation
         self._light_only: dict[str, float] = {}  # `change.light_only` per square, the same
+        # while a question waits: the board (evidence, signatures) from before the ply asked about
+        self._before_ask: tuple | None = None
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
@@ -168,8 +171,7 @@ class Tracker:
             self._last_stable = stable
         if stable is None:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
-                self._accepted, self._looks = self._undecided_matched
-                return self._ask(self._undecided)
+                return self._ask(self._undecided, self._undecided_matched)
             return []
         if stable.fresh or self._undecided is not None or (
             self._reevaluate and self.state == "tracking"
@@ -193,7 +195,7 @@ class Tracker:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position."""
         asked = self.pending
         played = self.position.play(ply)
-        self.pending = None
+        self.pending = self._before_ask = None
         self.state = "tracking"
         if asked is not None:  # kept for `_revise`, even with no other candidate
             others = [c.ply for c in asked.candidates if c.ply != played]
@@ -317,6 +319,8 @@ class Tracker:
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
+        if self.pending is not None and self._back_before_ask(stable):
+            return self._withdraw(stable)
         cfg = self.config
         changed = self._changed(evidence)
         by_change = self._looks is not None and stable.appearance is not None
@@ -388,6 +392,8 @@ class Tracker:
             return evaluation.decisions
 
         best, below = ranked[chosen], ranked[chosen + 1 :]  # contradicted ones above: out
+        if self.state == "asking" and best.ply is None and not best.back:
+            return []  # the board asked about, still: the question stands
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
         after_unmatched = self.state in ("illegal", "desync")
@@ -395,7 +401,7 @@ class Tracker:
             out.append(Resynced())
         self.state = "tracking"
         self.unmatched_since = None
-        self.pending = None
+        self.pending = self._before_ask = None
         margin = runner_up - best.cost
         needed = cfg.commit_margin
 
@@ -443,8 +449,7 @@ class Tracker:
                 # missed, and the board may show two plies that happen to look like one. Never
                 # commit that quietly.
                 why = "the board did not match the game just before"
-                out += self._ask(Ask(close().candidates, why))
-                self._accepted, self._looks = matched
+                out += self._ask(Ask(close().candidates, why), matched)
             elif margin >= needed and not doubted:
                 self._before_commit = (self._accepted, self._looks)
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
@@ -455,8 +460,7 @@ class Tracker:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
             else:
-                out += self._ask(close())
-                self._accepted, self._looks = matched
+                out += self._ask(close(), matched)
         elif best.back:
             if margin >= cfg.commit_margin and not doubted:
                 for _ in range(best.back):
@@ -637,13 +641,40 @@ class Tracker:
             for _ in range(pushed):
                 position.pop()
 
-    def _ask(self, ask: Ask) -> list[Decision]:
+    def _ask(self, ask: Ask, matched: tuple | None = None) -> list[Decision]:
+        """Ask `ask`; `matched`: the board asked about, to judge the next one against once
+        answered (the board from before is kept until then: a board back to it withdraws the
+        question)."""
         self._undecided = None
         self.pending = ask
         self.state = "asking"
+        self._before_ask = None
+        if matched is not None:
+            self._before_ask = (self._accepted, self._looks)
+            self._accepted, self._looks = matched
         if self.last is not None:
             self.last.decisions = [ask]
         return [ask]
+
+    def _back_before_ask(self, stable: StableReading) -> bool:
+        """Is the board back to how it was before the ply asked about (judged by change)?"""
+        if self._before_ask is None or stable.appearance is None:
+            return False
+        before_evidence, before_looks = self._before_ask
+        if before_looks is None:
+            return False
+        p = {sq: p_changed(c) for sq, c in changes(stable.appearance, before_looks).items()}
+        nothing = ChangeJudge(self.position, stable.evidence, p, None, before_evidence).nothing()
+        return nothing.structure <= self.config.structure_ok
+
+    def _withdraw(self, stable: StableReading) -> list[Decision]:
+        """The ply asked about was taken back before the answer: forget the question."""
+        self.pending = self._before_ask = None
+        self.state = "tracking"
+        self._accepted, self._looks = dict(stable.evidence), stable.appearance
+        self.last = Evaluation(stable.at, stable.since, stable.evidence, [])
+        self.last.decisions = [Withdrawn()]
+        return self.last.decisions
 
     def _resume(self, stable: StableReading) -> list[Decision]:
         """After a restart: only the journal's position itself brings the tracker back."""

@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from controller.tak import BLACK, FLAT, WALL, WHITE, Ply, Position
-from controller.tracking import Ask, Commit, Illegal, Takeback, Tracker, TrackerConfig
+from controller.tracking import (
+    Ask,
+    Commit,
+    Illegal,
+    Takeback,
+    Tracker,
+    TrackerConfig,
+    Withdrawn,
+)
 from controller.tracking.change import changes, light_only, p_changed
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 
@@ -43,7 +51,9 @@ class Camera:
             truth = replace(truth, appearance={**truth.appearance, **looks})
         return truth
 
-    def feed(self, reading, seconds: float, *, drift: float = 0.0) -> list:
+    def feed(self, reading, seconds: float, *, drift: float = 0.0, answer: bool = True) -> list:
+        """`answer`: accept the best candidate of a question at once, as the offline recorder
+        does (False: live, nobody has answered yet)."""
         out = []
         for _ in range(round(seconds * FPS)):
             self.light += drift * DT
@@ -51,7 +61,7 @@ class Camera:
             for decision in self.tracker.step(frame, self.t):
                 out.append(decision)
                 self.log.append(decision)
-                if isinstance(decision, Ask):  # offline: keep the best, as the recorder does
+                if isinstance(decision, Ask) and answer:  # as the offline recorder does
                     self.log += self.tracker.accept(decision.candidates[0].ply)
             self.t += DT
         return out
@@ -534,3 +544,24 @@ def test_the_top_of_a_low_stack_that_changed_unseen_is_a_board_no_ply_explains()
     truth, camera = _seen("x5/x2,121,2,x/x5/x5/x5 2 6")
     assert [type(d) for d in _played_with_looks(camera, truth, "d4<", {"c4": 0.0})] == [Illegal]
 
+
+def test_a_ply_asked_about_and_taken_back_unanswered_withdraws_the_question():
+    # live, nobody answers at once: the player lifts the piece the camera asked about (c3: a
+    # flat or a wall?) and the board is as before the question. That is not an illegal board:
+    # the question goes, and the ply played next is judged as usual.
+    truth, camera = _two_plies_in()
+    tracker = camera.tracker
+    camera.misread = {"c3": ((BLACK, WALL),)}
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    (ask,) = camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+    assert isinstance(ask, Ask) and tracker.state == "asking"
+    camera.feed(hand_reading(5), 0.6)  # a hand comes and goes, the board as it was: still asked
+    assert camera.feed(camera.reading(truth.stacks()), 1.2, answer=False) == []
+    assert tracker.pending == ask
+    camera.misread = {}
+    truth.pop()
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.feed(camera.reading(truth.stacks()), 1.2, answer=False) == [Withdrawn()]
+    assert tracker.state == "tracking" and tracker.pending is None
+    assert committed(camera.play(truth, "d4")) == ["d4"]

@@ -169,6 +169,18 @@ def test_ambiguity_can_be_corrected_with_a_typed_ply(web):
     assert r.status_code == 200 and r.json()["ptn"] == "d2"
 
 
+def test_a_question_whose_ply_was_taken_back_goes_from_the_game(web):
+    start(web)
+    play(web, "a1", "e5")
+    amb = web.server.call(web.board.ask([Ply.from_ptn("c3"), Ply.from_ptn("c4")], [0.1, 0.2]))
+    web.server.call(web.board.withdraw_question())  # the camera saw the board as before
+    g = web.client.get("/api/game").json()
+    assert g["ambiguity"] is None and g["state"] != "ambiguous"
+    assert [p["ptn"] for p in g["plies"]] == ["a1", "e5"]
+    r = web.client.post("/api/game/ambiguity", json={"ambiguity_id": amb.id, "candidate": 0})
+    assert r.status_code == 409  # nothing to answer any more
+
+
 def test_oversize_bodies_are_refused_with_413(web):
     big = b'{"ptn": "' + b"a" * 70_000 + b'"}'
     r = web.client.post("/api/game/plies", content=big,
