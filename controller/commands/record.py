@@ -30,7 +30,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import Ply, Position
+from controller.tak import CAP, WALL, Ply, Position
 from controller.tracking import (
     Ask,
     Commit,
@@ -96,6 +96,8 @@ class Recorder:
     _taken: list[PlyNote] = field(default_factory=list)
     # squares whose stacks depend on an unsure ply nobody answered: square -> that ply's number
     _doubt: dict[str, int] = field(default_factory=dict)
+    # squares whose top may be a wall or not, by an unsure ply: square -> that ply's number
+    _wall_doubt: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         position = Position(self.size, komi=self.komi)
@@ -157,8 +159,9 @@ class Recorder:
 
     def _doubt_from(self, candidates: list[Ply]) -> None:
         """An unsure ply recorded as the first of `candidates`: the squares where the others would
-        leave stacks of other heights are in doubt from now on. (Heights only: a later ply's PTN
-        depends on how many pieces it carries, not on whether the piece under them stood.)"""
+        leave stacks of other heights are in doubt from now on (a later ply's PTN depends on how
+        many pieces it carries), and those where one would leave a wall on top and another not
+        (a capstone moved onto it later is written with `*` or without)."""
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
@@ -173,8 +176,11 @@ class Recorder:
         for other in others:
             for sq in chosen.keys() | other.keys():
                 now = position.stack(sq)
-                if len(chosen.get(sq, now)) != len(other.get(sq, now)):
+                mine, theirs = chosen.get(sq, now), other.get(sq, now)
+                if len(mine) != len(theirs):
                     self._doubt.setdefault(sq, number)
+                elif mine and (mine[-1][1] == WALL) != (theirs[-1][1] == WALL):
+                    self._wall_doubt.setdefault(sq, number)
 
     def _follow_doubt(self, ply: Ply) -> PlyNote:
         """A ply the tracker was sure of, as a note: unsure after all when it carries pieces from
@@ -183,15 +189,40 @@ class Recorder:
         The squares it drops on are then in doubt too; a square it empties is not."""
         source = None if ply.is_placement else self._doubt.get(ply.square)
         position = self.tracker.position  # the ply is already played in it
-        for sq in ply.squares(self.size):
+        squares = ply.squares(self.size)
+        for sq in squares:
             if not position.stack(sq):
                 self._doubt.pop(sq, None)
             elif source is not None:
                 self._doubt.setdefault(sq, source)
-        if source is None:
+        flattened = self._follow_wall_doubt(ply, squares)
+        why = []
+        if source is not None:
+            why.append(f"carries pieces from {ply.square}, which depends on unsure ply {source}")
+        if flattened is not None:
+            what, number = flattened
+            why.append(f"moves a capstone onto {what}, which may be a wall or not by unsure "
+                       f"ply {number}")  # fmt: skip
+        if not why:
             return PlyNote(ply)
-        return PlyNote(ply, True, (), f"carries pieces from {ply.square}, which depends on unsure "
-                                     f"ply {source}")  # fmt: skip
+        return PlyNote(ply, True, (), "; ".join(why))
+
+    def _follow_wall_doubt(self, ply: Ply, squares: list[str]) -> tuple[str, int] | None:
+        """Keep `_wall_doubt` in step with a committed ply (already played); -> (square, ply
+        number) when the ply moved a capstone onto a square in that doubt: whether it flattened
+        a wall (`*`) depends on the unsure ply."""
+        if ply.is_placement:
+            return None
+        end = squares[-1]
+        flattened = None
+        if end in self._wall_doubt and self.tracker.position.stack(end)[-1][1] == CAP:
+            flattened = (end, self._wall_doubt[end])
+        moved = self._wall_doubt.pop(ply.square, None)  # the top piece goes to the end square
+        for sq in squares[1:]:
+            self._wall_doubt.pop(sq, None)  # covered
+        if moved is not None:
+            self._wall_doubt[end] = moved
+        return flattened
 
     def _write(self, note: PlyNote) -> None:
         if self.journal is not None and self.game_id is not None:

@@ -169,3 +169,37 @@ def test_a_ply_carrying_pieces_from_a_square_an_unsure_ply_left_in_doubt_is_mark
     assert last.comments_after == ["unsure (carries pieces from b3, which depends on unsure ply 11)"]
     # plies that touch no square in doubt stay unmarked (a5, ply 12)
     assert "?" not in game.moves[11].annotation
+
+
+class WallBlindReader(ShotReader):
+    """The true board with appearance signatures, except that walls are read as flats, unsure
+    (40 %): which kind a placed piece is stays a question."""
+
+    def read(self, shot):
+        if shot.hand is not None:
+            return hand_reading(self.size)
+        walls = {sq: [(c, "flat" if k == "wall" else k) for c, k in st]
+                 for sq, st in shot.stacks.items()}  # fmt: skip
+        reading = scene_reading(self.size, shot.stacks, appearance=True)
+        blind = scene_reading(self.size, walls)
+        squares = {sq: replace(blind.squares[sq], kind_confidence=0.4, confidence=0.4)
+                   if any(k == "wall" for _, k in shot.stacks.get(sq, ())[-1:]) else read
+                   for sq, read in reading.squares.items()}  # fmt: skip
+        return replace(reading, squares=squares)
+
+
+def test_a_capstone_moved_onto_a_piece_whose_kind_was_unsure_is_marked_too():
+    # Sc3 is asked about (the reader cannot tell the wall from a flat) and recorded as the flat
+    # it likes best; the capstone moved onto it later flattens a wall, `b3>*`, or does not,
+    # `b3>`: written unmarked, it would be a silent error whenever the first candidate was wrong
+    plies = ["a1", "e5", "Sc3", "e4", "Cb3", "e3", "b3>"]
+    recorder = Recorder(5, WallBlindReader(5, 0.9))
+    for k, shot in enumerate(timeline(5, [Ply.from_ptn(p) for p in plies], random.Random(3))):
+        recorder.feed(shot, k / 5)
+    game = ptn.parse_game(recorder.ptn())
+    third, last = game.moves[2], game.moves[-1]
+    assert third.annotation == "?" and third.ply.square == "c3"
+    assert last.ply.ptn() in ("b3>", "b3>*") and last.annotation == "?"
+    assert last.comments_after == [
+        "unsure (moves a capstone onto c3, which may be a wall or not by unsure ply 3)"]
+    assert game.moves[3].annotation == game.moves[5].annotation == ""  # e4, e3: no doubt
