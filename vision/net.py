@@ -111,23 +111,33 @@ def train(
     seed: int = 0,
     mirror: np.ndarray | None = None,
     report: Callable[[int, float], None] | None = None,
+    start: SquareNet | None = None,
 ) -> SquareNet:
     """Fit a net: Adam, cosine learning rate, cross-entropy on both heads (the height head only
     on occupied squares). X [N, N_FEATURES] (float16 is fine: batches are converted as they
     go); kind [N] index into KINDS; height [N] 0..7 (pieces - 1; ignored where empty).
     `mirror`: a feature permutation giving the same square seen mirrored; each batch applies it
-    to a random half of its rows."""
+    to a random half of its rows.
+    `start`: go on from this net (its layers and input scaling; `hidden` is then its own): more
+    data for a net already trained, without the data it was trained on."""
     rng = np.random.default_rng(seed)
-    sample = X[rng.choice(len(X), size=min(len(X), 50000), replace=False)].astype(np.float32)
-    if mirror is not None:
-        sample = np.vstack([sample, sample[:, mirror]])
-    mean = sample.mean(axis=0)
-    scale = sample.std(axis=0) + 1e-3
-    sizes = [X.shape[1], *hidden, N_OUT]
-    layers = [
-        (rng.normal(0, np.sqrt(2 / a), (a, b)).astype(np.float32), np.zeros(b, np.float32))
-        for a, b in itertools.pairwise(sizes)
-    ]
+    if start is not None:
+        if start.mean.shape[0] != X.shape[1]:
+            raise ValueError(f"the starting net takes {start.mean.shape[0]} features, "
+                             f"the examples have {X.shape[1]}")  # fmt: skip
+        mean, scale = start.mean, start.scale
+        layers = [(W.copy(), b.copy()) for W, b in start.layers]
+    else:
+        sample = X[rng.choice(len(X), size=min(len(X), 50000), replace=False)].astype(np.float32)
+        if mirror is not None:
+            sample = np.vstack([sample, sample[:, mirror]])
+        mean = sample.mean(axis=0)
+        scale = sample.std(axis=0) + 1e-3
+        sizes = [X.shape[1], *hidden, N_OUT]
+        layers = [
+            (rng.normal(0, np.sqrt(2 / a), (a, b)).astype(np.float32), np.zeros(b, np.float32))
+            for a, b in itertools.pairwise(sizes)
+        ]
     params = [p for layer in layers for p in layer]
     m1 = [np.zeros_like(p) for p in params]
     m2 = [np.zeros_like(p) for p in params]

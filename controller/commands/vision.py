@@ -472,6 +472,15 @@ def _add_train(subparsers) -> None:
         "-o", "--output", type=Path, default=None,
         help="weights file (default: the reader's own, vision/square_net.npz)",
     )  # fmt: skip
+    parser.add_argument(
+        "--from", dest="start", type=Path, default=None, metavar="WEIGHTS",
+        help="go on training these weights on new installations (more data, without rendering "
+        "the old again); use --first past the installations they were trained on",
+    )  # fmt: skip
+    parser.add_argument("--first", type=int, default=0,
+                        help="first training installation (default 0)")  # fmt: skip
+    parser.add_argument("--learning-rate", type=float, default=1e-3,
+                        help="peak learning rate (default 0.001; lower with --from)")  # fmt: skip
     parser.set_defaults(_vision_run=_run_train)
 
 
@@ -482,11 +491,20 @@ def _run_train(args) -> int:
     for name in ("installations", "held_out", "epochs", "jobs"):
         if getattr(args, name) < 1:
             return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    if args.first < 0 or args.learning_rate <= 0:
+        return _fail("--first must be 0 or more and --learning-rate above 0")
+    if args.start is not None and not args.start.is_file():
+        return _fail(f"--from {args.start}: no such weights file")
     out = args.output or WEIGHTS
     problem = _output_problem(out, (".npz",))
     if problem:
         return _fail(problem)
-    figures = run_training(args.installations, args.held_out, args.epochs, args.jobs, out)
+    try:
+        figures = run_training(args.installations, args.held_out, args.epochs, args.jobs, out,
+                               first=args.first, start=args.start,
+                               learning_rate=args.learning_rate)  # fmt: skip
+    except ValueError as err:  # weights made for other features
+        return _fail(str(err))
     print(f"wrote {out}")
     print(json.dumps(figures, indent=1))
     return 0

@@ -1,6 +1,7 @@
 """Training data for the square classifier, rendered by the simulated camera; and the fit.
 
     takboard vision train [--installations 3600] [--epochs 10] [--jobs 2] [-o vision/square_net.npz]
+    takboard vision train --from vision/square_net.npz --first 3600 --installations 2400 ...
 
 Like the benchmark (bench/vision.py), the data comes in installations: a random board, piece set,
 room, camera pose (tilt 0..40 degrees), resolution (1280x720 or 960x540) and size 4..8,
@@ -10,8 +11,9 @@ light, some with LEDs lit. Half of the positions are ordinary mid-games (`random
 are crowded with tall stacks, walls and capstones (so the rarer cases are not rare here). Every
 square of every frame is one example: its `vision.views` features, its true top kind and height.
 
-Seeds: training uses 1000 + installation; the held-out set (temperature scaling, the figures
-printed at the end) uses 5000 + installation; the benchmark's installations come from seeds 1..3
+Seeds: training uses 1000 + installation (10000 + installation - 4000 from 4000 on, past the
+held-out seeds: `training_seed`); the held-out set (temperature scaling, the figures printed at
+the end) uses 5000 + installation; the benchmark's installations come from seeds 1..3
 drawn another way. Nothing the benchmark reads was ever trained on.
 """
 
@@ -40,6 +42,15 @@ LED_SHARE = 0.15
 RESOLUTIONS = ((1280, 720), (1280, 720), (960, 540))
 TRAIN_SEED = 1000
 HELD_OUT_SEED = 5000
+MORE_TRAIN_SEED = 10000  # training installations from 4000 on (past the held-out seeds)
+
+
+def training_seed(installation: int) -> int:
+    """The seed of training installation `installation` (0, 1, ...): never a held-out one."""
+    below = HELD_OUT_SEED - TRAIN_SEED
+    if installation < below:
+        return TRAIN_SEED + installation
+    return MORE_TRAIN_SEED + installation - below
 
 
 def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
@@ -132,12 +143,20 @@ def held_out_figures(net: SquareNet, X: np.ndarray, kind: np.ndarray, height: np
     }
 
 
-def run(installations: int, held_out: int, epochs: int, jobs: int, out: Path) -> dict:
-    X, kind, height = dataset([TRAIN_SEED + i for i in range(installations)], jobs, "train")
+def run(installations: int, held_out: int, epochs: int, jobs: int, out: Path, *,
+        first: int = 0, start: Path | None = None, learning_rate: float = 1e-3) -> dict:
+    """Render training installations `first`.. `first + installations - 1` and the held-out set,
+    fit (from the weights `start`, if given: more data for a trained net), scale, write `out`."""
+    begin = SquareNet.load(start) if start is not None else None
+    seeds = [training_seed(first + i) for i in range(installations)]
+    X, kind, height = dataset(seeds, jobs, "train")
     Xv, kv, hv = dataset([HELD_OUT_SEED + i for i in range(held_out)], jobs, "held out")
+    if begin is not None:
+        print(f"starting from {start}: {held_out_figures(begin, Xv, kv, hv)}", file=sys.stderr)
     print(f"{len(X)} training squares, {len(Xv)} held out; fitting", file=sys.stderr)
     started = time.monotonic()
-    net = train(X, kind, height, epochs=epochs, mirror=mirror_index(),
+    net = train(X, kind, height, epochs=epochs, mirror=mirror_index(), start=begin,
+                learning_rate=learning_rate,
                 report=lambda e, loss: print(f"  epoch {e + 1}/{epochs}: loss {loss:.4f} "
                                              f"{time.monotonic() - started:5.0f}s",
                                              file=sys.stderr, flush=True))  # fmt: skip
