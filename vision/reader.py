@@ -569,7 +569,9 @@ def _top_colours(
 
     Taken from the plane grid at the height of the top: a flat's top face (3 x 3 samples about
     the centre), a wall's or capstone's body a little above its foot (the 3 samples on the radial
-    line: a wall may stand along it, thin across)."""
+    line; for a wall the 3 across it instead when their ends look more like their centre: a wall
+    standing across the line of sight is thin along it, and seen from above two of the three
+    radial samples fell on the board beside it)."""
     pf, pe = samples[0], samples[1]
     S = len(kind)
     is_flat = kind == "flat"
@@ -581,7 +583,17 @@ def _top_colours(
     light = np.maximum((e[..., 0] + e[..., 1] + e[..., 2]) / (3 * board_grey), 0.05)
     colour = f / light[..., None]
     face = np.median(colour.reshape(S, 9, 3), axis=1)
-    body = np.median(colour[:, :, 1], axis=1)
+    # a wall is thin: its line of samples is the one along it (the radial line, or across it),
+    # the one whose ends look like its centre; across it the ends show the board beside it
+    along, across = colour[:, :, 1], colour[:, 1, :]  # [S, 3, BGR]
+
+    def spread(line: np.ndarray) -> np.ndarray:  # how unlike its centre a line's ends look
+        ends, centre = np.maximum(line[:, [0, 2]], 1.0), np.maximum(line[:, 1:2], 1.0)
+        return np.abs(np.log(ends / centre)).sum(axis=(1, 2))
+
+    wall_across = (kind == "wall") & (spread(across) < spread(along))  # a capstone is round
+    line = np.where(wall_across[:, None, None], across, along)
+    body = np.median(line, axis=1)
     return np.where(is_flat[:, None], face, body).astype(np.float32)
 
 

@@ -150,3 +150,22 @@ def test_cli_read_reports_bad_input_clearly(tmp_path, capsys):
     (tmp_path / "bad.png").write_text("not an image")
     assert takboard(["vision", "read", str(tmp_path / "bad.png"), "--size", "5"]) == 2
     assert "not an image" in capsys.readouterr().err
+
+
+def test_a_thin_wall_is_coloured_from_the_line_of_samples_along_it():
+    # seen from above, a dark wall standing across the line of sight covers the middle row of
+    # the 3 x 3 samples about the square's centre, along it the middle column; the board
+    # around it is bright. Both must come out dark, and a capstone (round) keeps the column.
+    from vision.reader import _top_colours
+    from vision.views import PLANE_HEIGHTS
+
+    board, dark = 180.0, 40.0
+    plane = np.full((3, len(PLANE_HEIGHTS), 11, 11, 3), board, np.float32)
+    empty = plane.copy()
+    plane[0, :, 5, 4:7] = dark  # the wall across the line of sight: one row (index 1 = across)
+    plane[1, :, 4:7, 5] = dark  # the wall along it: one column
+    plane[2, :, 5, 4:7] = dark  # a "capstone" seen the same way: the column is kept for it
+    kind = np.array(["wall", "wall", "cap"], dtype=object)
+    colours = _top_colours((plane, empty), kind, np.ones(3), board_grey=board)
+    assert colours[0] == pytest.approx([dark] * 3) and colours[1] == pytest.approx([dark] * 3)
+    assert colours[2] == pytest.approx([board] * 3)  # a "capstone"'s column is board: kept
