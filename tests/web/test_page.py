@@ -127,6 +127,20 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#state")).to_have_text("recording")
     expect(page.locator("#moves .ply")).to_have_count(3)
 
+    # asked about a ply, the player lifts the piece again before answering: the board is as
+    # before the question, so the question goes (it was an Illegal alarm and a stale banner)
+    tap_square(page, "sim-board", "b3")
+    tap_square(page, "sim-board", "b4")
+    expect(problem).to_be_visible(timeout=20_000)
+    page.check("input[name=tool][value=remove]")
+    tap_square(page, "sim-board", "b4")
+    expect(banner).to_be_visible(timeout=20_000)
+    tap_square(page, "sim-board", "b3")
+    expect(banner).to_have_count(0, timeout=20_000)
+    expect(problem).to_have_count(0)
+    expect(page.locator("#state")).to_have_text("recording")
+    expect(page.locator("#moves .ply")).to_have_count(3)
+
     page.wait_for_timeout(1500)  # a fresh camera frame for the picture
     page.screenshot(path=str(ARTIFACTS / "page-sim-game.png"), full_page=True)
     phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
