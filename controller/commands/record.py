@@ -137,8 +137,12 @@ class Recorder:
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
-            self._doubt_from([c.ply for c in decision.candidates])
+            heights, walls = self._doubts_of([c.ply for c in decision.candidates])
             follows = self.tracker.accept(best.ply)
+            if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
+                self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
+            self._doubt.update(heights)  # this ply is the nearest cause to name
+            self._wall_doubt.update(walls)
             self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
             for follow in follows[1:]:
                 if isinstance(follow, Commit):  # plies played again after a revised one
@@ -157,11 +161,11 @@ class Recorder:
                 self.journal.undo_plies(self.game_id, decision.n)
         return events
 
-    def _doubt_from(self, candidates: list[Ply]) -> None:
-        """An unsure ply recorded as the first of `candidates`: the squares where the others would
-        leave stacks of other heights are in doubt from now on (a later ply's PTN depends on how
-        many pieces it carries), and those where one would leave a wall on top and another not
-        (a capstone moved onto it later is written with `*` or without)."""
+    def _doubts_of(self, candidates: list[Ply]) -> tuple[dict[str, int], dict[str, int]]:
+        """An unsure ply, about to be recorded as the first of `candidates`: the squares where
+        the others would leave stacks of other heights (a later ply's PTN depends on how many
+        pieces it carries), and those where one would leave a wall on top and another not (a
+        capstone moved onto it later is written with `*` or without); each -> the ply's number."""
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
@@ -173,14 +177,17 @@ class Recorder:
             finally:
                 position.pop()
         chosen, *others = outcomes
+        heights: dict[str, int] = {}
+        walls: dict[str, int] = {}
         for other in others:
             for sq in chosen.keys() | other.keys():
                 now = position.stack(sq)
                 mine, theirs = chosen.get(sq, now), other.get(sq, now)
                 if len(mine) != len(theirs):
-                    self._doubt.setdefault(sq, number)
+                    heights[sq] = number
                 elif mine and (mine[-1][1] == WALL) != (theirs[-1][1] == WALL):
-                    self._wall_doubt.setdefault(sq, number)
+                    walls[sq] = number
+        return heights, walls
 
     def _follow_doubt(self, ply: Ply) -> PlyNote:
         """A ply the tracker was sure of, as a note: unsure after all when it carries pieces from

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from controller import cli
-from controller.commands.record import Recorder, RecordError, parse_corners
+from controller.commands.record import Event, Recorder, RecordError, parse_corners
 from controller.tak import Ply, ptn
+from controller.tracking import Ask, Candidate, Commit
 from controller.tracking.script import timeline
 from controller.tracking.synthetic import hand_reading, scene_reading
 
@@ -203,3 +204,33 @@ def test_a_capstone_moved_onto_a_piece_whose_kind_was_unsure_is_marked_too():
     assert last.comments_after == [
         "unsure (moves a capstone onto c3, which may be a wall or not by unsure ply 3)"]
     assert game.moves[3].annotation == game.moves[5].annotation == ""  # e4, e3: no doubt
+
+
+def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
+    # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
+    # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
+    # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided
+    recorder = Recorder(5, reader=None)
+    position = recorder.tracker.position
+
+    def commit(text: str) -> None:
+        ply = position.play(text)
+        recorder._apply(Event(0, 0.0, Commit(ply, 1.0, position.ply_count)))
+
+    def ask(*texts: str, reason: str = "") -> None:
+        candidates = tuple(Candidate(Ply.from_ptn(t), 0.0) for t in texts)
+        recorder._apply(Event(0, 0.0, Ask(candidates, reason)))
+
+    for text in ("a1", "e5", "b1", "d4"):
+        commit(text)
+    ask("b1<", "b1+")
+    commit("d3")
+    ask("2a1>", reason="the board did not match the game just before")
+    commit("d2")
+    commit("2b1>")
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == [
+        "a1", "e5", "b1", "d4", "b1<", "d3", "2a1>", "d2", "2b1>"]
+    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?", "", "?"]
+    assert game.moves[-1].comments_after == [
+        "unsure (carries pieces from b1, which depends on unsure ply 5)"]
