@@ -174,13 +174,7 @@ def within(name: str, reach: int, size: int) -> list[str]:
 
 
 def neighbours(name: str, size: int) -> list[str]:
-    f, r = ord(name[0]) - ord("a"), int(name[1:]) - 1
-    return [
-        f"{chr(ord('a') + f + df)}{r + dr + 1}"
-        for df in (-1, 0, 1)
-        for dr in (-1, 0, 1)
-        if (df or dr) and 0 <= f + df < size and 0 <= r + dr < size
-    ]
+    return within(name, 1, size)
 
 
 class ChangeJudge:
