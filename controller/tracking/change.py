@@ -31,17 +31,23 @@ CHANGED_ABOVE = 1.7  # change above this: surely changed
 Signatures = Mapping[str, object]
 
 
-def bin_changes(now: Signatures, then: Signatures) -> dict[str, np.ndarray]:
-    """Per square, the change of every bin of its strip (squares in both), drift taken out."""
+def _drift_free(now: Signatures, then: Signatures) -> tuple[list[str], np.ndarray]:
+    """The squares in both, and the change of their signatures [squares, bins, channels] with
+    the board-wide median shift (the room's light, the exposure) taken out."""
     names = [name for name in now if name in then]
     if not names:
-        return {}
+        return names, np.zeros((0, 0, 1), np.float32)
     diff = np.stack([np.asarray(now[n], np.float32) for n in names]) - np.stack(
         [np.asarray(then[n], np.float32) for n in names]
     )
     channels = diff.shape[-1] if diff.ndim >= 2 else 1
     diff = diff.reshape(len(names), -1, channels)
-    diff = diff - np.median(diff.reshape(-1, channels), axis=0)
+    return names, diff - np.median(diff.reshape(-1, channels), axis=0)
+
+
+def bin_changes(now: Signatures, then: Signatures) -> dict[str, np.ndarray]:
+    """Per square, the change of every bin of its strip (squares in both), drift taken out."""
+    names, diff = _drift_free(now, then)
     return dict(zip(names, np.linalg.norm(diff, axis=-1), strict=True))
 
 
@@ -89,18 +95,15 @@ LIGHT_ONLY_MAX = 7.0
 
 def light_only(now: Signatures, then: Signatures) -> dict[str, float]:
     """Per square, how much its change looks like a change of the light alone: 1 for a grey
-    shift (a shadow), 0 for a change of colour or one deeper than a shadow. Measured over the `CHANGE_TOP` bins that changed
-    most, after the board-wide shift is taken out, as `changes` does."""
-    names = [name for name in now if name in then]
+    shift (a shadow), 0 for a change of colour or one deeper than a shadow. Measured over the
+    `CHANGE_TOP` bins that changed most, after the board-wide shift is taken out, as `changes`
+    does."""
+    names, diff = _drift_free(now, then)
     if not names:
         return {}
-    diff = np.stack([np.asarray(now[n], np.float32) for n in names]) - np.stack(
-        [np.asarray(then[n], np.float32) for n in names]
-    )
-    if diff.ndim < 3 or diff.shape[-1] < 2:  # one channel: no colour to tell by
-        return {n: 0.0 for n in names}
-    diff = diff.reshape(len(names), -1, diff.shape[-1])
-    diff = diff - np.median(diff.reshape(-1, diff.shape[-1]), axis=0)
+    one = np.asarray(now[names[0]])
+    if one.ndim < 2 or one.shape[-1] < 2:  # one channel: no colour to tell by
+        return dict.fromkeys(names, 0.0)
     norm = np.linalg.norm(diff, axis=-1)
     top = np.argsort(norm, axis=1)[:, -CHANGE_TOP:]
     diff = np.take_along_axis(diff, top[..., None], axis=1)  # [S, CHANGE_TOP, C]

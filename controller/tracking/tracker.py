@@ -664,8 +664,9 @@ class Tracker:
         if before_looks is None:
             return False
         p = {sq: p_changed(c) for sq, c in changes(stable.appearance, before_looks).items()}
-        nothing = ChangeJudge(self.position, stable.evidence, p, None, before_evidence).nothing()
-        return nothing.structure <= self.config.structure_ok
+        return self._fits_by_change(
+            ChangeJudge(self.position, stable.evidence, p, None, before_evidence).nothing()
+        )
 
     def _withdraw(self, stable: StableReading) -> list[Decision]:
         """The ply asked about was taken back before the answer: forget the question."""
