@@ -481,6 +481,18 @@ def _add_train(subparsers) -> None:
                         help="first training installation (default 0)")  # fmt: skip
     parser.add_argument("--learning-rate", type=float, default=1e-3,
                         help="peak learning rate (default 0.001; lower with --from)")  # fmt: skip
+    parser.add_argument(
+        "--keep-empty", type=float, default=1.0, metavar="SHARE",
+        help="share of the empty squares kept in the training set (default 1): they are the "
+        "easy half of it, and dropping most of them lets more installations fit; the net's "
+        "empty odds are put back afterwards",
+    )  # fmt: skip
+    parser.add_argument(
+        "--data", type=Path, default=None, metavar="DIR",
+        help="keep the rendered examples in DIR (on disk, read memory-mapped) and read them "
+        "back from there when the same installations are asked for again: a refit with other "
+        "settings renders nothing (default: a temporary folder)",
+    )  # fmt: skip
     parser.set_defaults(_vision_run=_run_train)
 
 
@@ -493,6 +505,10 @@ def _run_train(args) -> int:
             return _fail(f"--{name.replace('_', '-')} must be at least 1")
     if args.first < 0 or args.learning_rate <= 0:
         return _fail("--first must be 0 or more and --learning-rate above 0")
+    if not 0 < args.keep_empty <= 1:
+        return _fail(f"--keep-empty {args.keep_empty}: a share above 0 and at most 1")
+    if args.data is not None and args.data.exists() and not args.data.is_dir():
+        return _fail(f"--data {args.data}: not a folder")
     if args.start is not None and not args.start.is_file():
         return _fail(f"--from {args.start}: no such weights file")
     out = args.output or WEIGHTS
@@ -502,7 +518,8 @@ def _run_train(args) -> int:
     try:
         figures = run_training(args.installations, args.held_out, args.epochs, args.jobs, out,
                                first=args.first, start=args.start,
-                               learning_rate=args.learning_rate)  # fmt: skip
+                               learning_rate=args.learning_rate, keep_empty=args.keep_empty,
+                               data=args.data)  # fmt: skip
     except ValueError as err:  # weights made for other features
         return _fail(str(err))
     print(f"wrote {out}")

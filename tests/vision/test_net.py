@@ -1,5 +1,6 @@
-"""The square classifier's fit (`vision.net.train`) on a small made-up problem, and going on from a
-trained net with more data (`takboard vision train --from`)."""
+"""The square classifier's fit (`vision.net.train`) on a small made-up problem, going on from a
+trained net with more data (`takboard vision train --from`), training on a share of the empty
+squares (`--keep-empty`) and keeping the rendered examples (`--data`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import numpy as np
 import pytest
 
 from vision.net import KINDS, train
-from vision.sim.training import HELD_OUT_SEED, training_seed
+from vision.sim import training
+from vision.sim.training import HELD_OUT_SEED, restore_empty_prior, training_seed
+from vision.views import N_FEATURES
 
 
 def _problem(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,3 +54,46 @@ def test_training_installations_never_use_a_held_out_seed():
     assert len(set(seeds)) == len(seeds)
     assert not set(seeds) & set(range(HELD_OUT_SEED, HELD_OUT_SEED + 1000))
     assert seeds[:2] == [1000, 1001]  # the shipped weights' installations are unchanged
+
+
+def _blurred_problem(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like `_problem`, but empty and flat overlap, so the prior decides the close calls."""
+    X, kind, height = _problem(n, seed)
+    X = X.astype(np.float32)
+    X[:, 0] -= 3.0 * (kind == 0)
+    X[:, 0] += 1.2 * (kind == 0)
+    X[:, 1] += 1.2 * (kind == 0) - 2.8 * (kind == 1)
+    return X.astype(np.float16), kind, height
+
+
+def test_a_net_trained_on_a_share_of_the_empty_squares_gets_their_odds_back():
+    X, kind, height = _blurred_problem(6000, 4)
+    rng = np.random.default_rng(0)
+    keep = (kind > 0) | (rng.random(len(kind)) < 0.25)
+    net = train(X[keep], kind[keep], height[keep], hidden=(16,), epochs=15, batch=64)
+    Xt, kt, _ = _blurred_problem(6000, 5)
+
+    def empty_calls() -> float:
+        return float((net.predict(Xt)[0].argmax(axis=1) == 0).mean())
+
+    before = empty_calls()
+    restore_empty_prior(net, 0.25)
+    after = empty_calls()
+    truth = float((kt == 0).mean())
+    assert before < truth - 0.03  # trained on a quarter of them, it calls too few squares empty
+    assert abs(after - truth) < abs(before - truth) / 2
+
+
+def test_rendered_examples_are_kept_and_read_back_without_rendering(tmp_path, monkeypatch):
+    X, kind, height = training.dataset([HELD_OUT_SEED], 1, "held out", tmp_path, keep_empty=0.5)
+    assert X.shape == (len(kind), N_FEATURES) and len(kind) == len(height) > 0
+    assert (kind == 0).sum() < (kind > 0).sum()  # about half the empty squares dropped
+
+    def render(*_args, **_kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(training, "installation", render)
+    X2, kind2, height2 = training.dataset([HELD_OUT_SEED], 1, "held out", tmp_path,
+                                          keep_empty=0.5)  # fmt: skip
+    assert np.array_equal(X, X2) and np.array_equal(kind, kind2)
+    assert np.array_equal(height, height2)

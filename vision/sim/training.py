@@ -19,9 +19,12 @@ drawn another way. Nothing the benchmark reads was ever trained on.
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -73,8 +76,11 @@ def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
     return Scene(size, stacks)
 
 
-def installation(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One installation's examples: features [N, F] float16, kind [N], height - 1 [N]."""
+def installation(seed: int, keep_empty: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One installation's examples: features [N, F] float16, kind [N], height - 1 [N].
+
+    `keep_empty`: the share of empty squares kept (drawn from their own generator, so the frames
+    rendered do not depend on it)."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(4, 9))
     camera, look = random_setup(seed, size, tilt_deg=float(rng.uniform(0.0, 40.0)))
@@ -103,23 +109,46 @@ def installation(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             truth = frame.truth.squares[name]
             kinds.append(0 if truth.empty else KINDS.index(truth.kind))
             heights.append(0 if truth.empty else min(truth.height, MAX_HEIGHT) - 1)
-    return np.vstack(xs), np.array(kinds), np.array(heights)
+    X, kind, height = np.vstack(xs), np.array(kinds), np.array(heights)
+    if keep_empty < 1.0:
+        keep = (kind > 0) | (np.random.default_rng((seed, 1)).random(len(kind)) < keep_empty)
+        X, kind, height = X[keep], kind[keep], height[keep]
+    return X, kind, height
 
 
-def dataset(seeds: list[int], jobs: int, label: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    started = time.monotonic()
-    parts = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done, part in enumerate(pool.map(installation, seeds, chunksize=4), start=1):
-            parts.append(part)
-            _progress(done, len(seeds), started, label)
-    print(file=sys.stderr)
-    skipped = sum(len(p[1]) == 0 for p in parts)
-    if skipped:
-        print(f"{label}: {skipped} installations skipped (board not found in the empty frame)",
-              file=sys.stderr)  # fmt: skip
-    return (np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]))  # fmt: skip
+def dataset(seeds: list[int], jobs: int, label: str, folder: Path, *,
+            keep_empty: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The examples of these installations, rendered by `jobs` processes into files in `folder`
+    and opened from there (memory-mapped: a training set larger than what is free to hold twice
+    stays on disk and in the page cache). Rendered once: a folder that already holds the same
+    installations is read back, so a refit with other settings costs no rendering."""
+    name = f"{label.replace(' ', '-')}-{seeds[0]}-{len(seeds)}-keep{keep_empty:g}"
+    features, labels, meta = (folder / f"{name}.{ext}" for ext in ("f16", "npz", "json"))
+    if not meta.exists():
+        started = time.monotonic()
+        kinds, heights, skipped = [], [], 0
+        with open(features, "wb") as out, ProcessPoolExecutor(max_workers=jobs) as pool:
+            render = partial(installation, keep_empty=keep_empty)
+            for done, (X, kind, height) in enumerate(pool.map(render, seeds, chunksize=4), 1):
+                out.write(np.ascontiguousarray(X, np.float16).tobytes())
+                kinds.append(kind)
+                heights.append(height)
+                skipped += len(kind) == 0
+                _progress(done, len(seeds), started, label)
+        print(file=sys.stderr)
+        if skipped:
+            print(f"{label}: {skipped} installations skipped (board not found in the empty frame)",
+                  file=sys.stderr)  # fmt: skip
+        np.savez(labels, kind=np.concatenate(kinds), height=np.concatenate(heights))
+        meta.write_text(json.dumps({"seeds": seeds, "keep_empty": keep_empty}))  # last: complete
+    else:
+        print(f"{label}: the examples already rendered in {folder}", file=sys.stderr)
+    with np.load(labels) as data:
+        kind, height = data["kind"], data["height"]
+    if len(kind) == 0:  # mmap cannot map an empty file
+        return np.zeros((0, N_FEATURES), np.float16), kind, height
+    X = np.memmap(features, np.float16, "r", shape=(len(kind), N_FEATURES))
+    return X, kind, height
 
 
 def _progress(done: int, total: int, started: float, label: str) -> None:
@@ -143,14 +172,30 @@ def held_out_figures(net: SquareNet, X: np.ndarray, kind: np.ndarray, height: np
     }
 
 
+def restore_empty_prior(net: SquareNet, keep_empty: float) -> None:
+    """A net trained on `keep_empty` of the empty squares learnt empty squares as that much rarer
+    than they are; adding log(1 / keep_empty) to the empty logit puts the true odds back (Bayes'
+    rule: the odds scale with the prior)."""
+    _, b = net.layers[-1]
+    b[KINDS.index("empty")] += np.float32(np.log(1.0 / keep_empty))
+
+
 def run(installations: int, held_out: int, epochs: int, jobs: int, out: Path, *,
-        first: int = 0, start: Path | None = None, learning_rate: float = 1e-3) -> dict:
-    """Render training installations `first`.. `first + installations - 1` and the held-out set,
-    fit (from the weights `start`, if given: more data for a trained net), scale, write `out`."""
+        first: int = 0, start: Path | None = None, learning_rate: float = 1e-3,
+        keep_empty: float = 1.0, data: Path | None = None) -> dict:
+    """Render training installations `first`.. `first + installations - 1` (keeping `keep_empty`
+    of their empty squares) and the held-out set (all of it) into `data` (a temporary folder if
+    None), fit (from the weights `start`, if given: more data for a trained net), scale, write
+    `out`."""
+    if data is None:
+        with tempfile.TemporaryDirectory(prefix="takboard-train-") as folder:
+            return run(installations, held_out, epochs, jobs, out, first=first, start=start,
+                       learning_rate=learning_rate, keep_empty=keep_empty, data=Path(folder))
+    data.mkdir(parents=True, exist_ok=True)
     begin = SquareNet.load(start) if start is not None else None
     seeds = [training_seed(first + i) for i in range(installations)]
-    X, kind, height = dataset(seeds, jobs, "train")
-    Xv, kv, hv = dataset([HELD_OUT_SEED + i for i in range(held_out)], jobs, "held out")
+    X, kind, height = dataset(seeds, jobs, "train", data, keep_empty=keep_empty)
+    Xv, kv, hv = dataset([HELD_OUT_SEED + i for i in range(held_out)], jobs, "held out", data)
     if begin is not None:
         print(f"starting from {start}: {held_out_figures(begin, Xv, kv, hv)}", file=sys.stderr)
     print(f"{len(X)} training squares, {len(Xv)} held out; fitting", file=sys.stderr)
@@ -160,6 +205,8 @@ def run(installations: int, held_out: int, epochs: int, jobs: int, out: Path, *,
                 report=lambda e, loss: print(f"  epoch {e + 1}/{epochs}: loss {loss:.4f} "
                                              f"{time.monotonic() - started:5.0f}s",
                                              file=sys.stderr, flush=True))  # fmt: skip
+    if keep_empty < 1.0:
+        restore_empty_prior(net, keep_empty)
     fit_temperature(net, Xv, kv, hv)
     net.save(out)
     figures = held_out_figures(net, Xv, kv, hv)
