@@ -116,8 +116,9 @@ def installation(seed: int, keep_empty: float = 1.0) -> tuple[np.ndarray, np.nda
     return X, kind, height
 
 
-def dataset(seeds: list[int], jobs: int, label: str, folder: Path, *,
-            keep_empty: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dataset(
+    seeds: list[int], jobs: int, label: str, folder: Path, *, keep_empty: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The examples of these installations, rendered by `jobs` processes into files in `folder`
     and opened from there (memory-mapped: a training set larger than what is free to hold twice
     stays on disk and in the page cache). Rendered once: a folder that already holds the same
@@ -180,17 +181,37 @@ def restore_empty_prior(net: SquareNet, keep_empty: float) -> None:
     b[KINDS.index("empty")] += np.float32(np.log(1.0 / keep_empty))
 
 
-def run(installations: int, held_out: int, epochs: int, jobs: int, out: Path, *,
-        first: int = 0, start: Path | None = None, learning_rate: float = 1e-3,
-        keep_empty: float = 1.0, data: Path | None = None) -> dict:
+def run(
+    installations: int,
+    held_out: int,
+    epochs: int,
+    jobs: int,
+    out: Path,
+    *,
+    first: int = 0,
+    start: Path | None = None,
+    learning_rate: float = 1e-3,
+    keep_empty: float = 1.0,
+    data: Path | None = None,
+) -> dict:
     """Render training installations `first`.. `first + installations - 1` (keeping `keep_empty`
     of their empty squares) and the held-out set (all of it) into `data` (a temporary folder if
     None), fit (from the weights `start`, if given: more data for a trained net), scale, write
     `out`."""
     if data is None:
         with tempfile.TemporaryDirectory(prefix="takboard-train-") as folder:
-            return run(installations, held_out, epochs, jobs, out, first=first, start=start,
-                       learning_rate=learning_rate, keep_empty=keep_empty, data=Path(folder))
+            return run(
+                installations,
+                held_out,
+                epochs,
+                jobs,
+                out,
+                first=first,
+                start=start,
+                learning_rate=learning_rate,
+                keep_empty=keep_empty,
+                data=Path(folder),
+            )
     data.mkdir(parents=True, exist_ok=True)
     begin = SquareNet.load(start) if start is not None else None
     seeds = [training_seed(first + i) for i in range(installations)]
