@@ -462,7 +462,8 @@ def _add_train(subparsers) -> None:
         description="Render INSTALLATIONS simulated installations (10 frames each), fit the "
         "square classifier on them, scale its confidences on held-out installations and write "
         "the weights. The shipped vision/square_net.npz was made with the defaults: 3600 "
-        "installations, 10 epochs (about 45 minutes on two cores, 11 GB of memory).",
+        "installations, 10 epochs (about 45 minutes on two cores; the examples, 11 GB, go to "
+        "disk as they are rendered and are read from there).",
     )
     parser.add_argument("--installations", type=int, default=3600, help="training installations")
     parser.add_argument("--held-out", type=int, default=60, help="held-out installations")

@@ -2,6 +2,7 @@
 
     takboard vision train [--installations 3600] [--epochs 10] [--jobs 2] [-o vision/square_net.npz]
     takboard vision train --from vision/square_net.npz --first 3600 --installations 2400 ...
+    takboard vision train --installations 6500 --keep-empty 0.4 --data train-data/ ...
 
 Like the benchmark (bench/vision.py), the data comes in installations: a random board, piece set,
 room, camera pose (tilt 0..40 degrees), resolution (1280x720 or 960x540) and size 4..8,
