@@ -57,7 +57,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
-from controller.tracking.evidence import SquareEvidence
+from controller.tracking.evidence import SquareEvidence, occupancy_flipped
 from controller.tracking.scoring import W_COLOR, W_OCCUPIED, contradiction, square_cost
 
 W_ALTERED = 2.0
@@ -260,6 +260,15 @@ class ChangeJudge:
         stack = self.before.get(square, ())
         return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
 
+    def _piece_came_or_went(self, square: str) -> bool:
+        """Is the reader sure a piece came to or went from `square` since the matched board? A
+        shadow does not do that: a dark flat placed on wood darkens its square by a grey shift too
+        (bench seed 40 with a retrained classifier: b3's new flat, a change of 5.5 read occupied
+        at 1.00, excused as the shadow of a wall two squares off, and the placement two plies
+        later was recorded in place of both)."""
+        now, then = self.evidence.get(square), self.accepted.get(square)
+        return now is not None and then is not None and occupancy_flipped(now, then)
+
     def _shadowed(self, after: Mapping[str, Stack], altered: set[str], near: set[str]) -> set[str]:
         """Squares that the shadows of altered stacks, before or after, may reach, beyond the
         altered squares' neighbours: a neighbour's change may as well be a piece dropped on it
@@ -319,7 +328,8 @@ class ChangeJudge:
                 else NEXT_TO_TALL if sq in self.near_tall
                 else 1.0
             )  # fmt: skip
-            if sq in shadowed:  # the light alone changed: a shadow moved with the stack
+            if sq in shadowed and not self._piece_came_or_went(sq):
+                # the light alone changed: a shadow moved with the stack
                 shade = self.light_only.get(sq, 0.0)
                 discount = min(discount, 1.0 - (1.0 - IN_SHADOW) * shade)
             structure += W_UNALTERED * discount * p

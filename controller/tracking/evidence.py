@@ -135,5 +135,15 @@ def differs(a: SquareEvidence, b: SquareEvidence) -> bool:
     )
 
 
+OCCUPANCY_FLIP = 0.8  # the reader this sure of a piece there and not there (in either order)
+
+
+def occupancy_flipped(now: SquareEvidence, then: SquareEvidence) -> bool:
+    """Is the reader sure a piece came to or went from the square between the two readings?"""
+    came = min(now.p_occupied, 1 - then.p_occupied)
+    went = min(1 - now.p_occupied, then.p_occupied)
+    return max(came, went) >= OCCUPANCY_FLIP
+
+
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, float(value)))

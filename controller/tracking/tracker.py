@@ -52,11 +52,10 @@ from controller.tracking.decisions import (
     Takeback,
     Withdrawn,
 )
-from controller.tracking.evidence import SquareEvidence, differs
+from controller.tracking.evidence import SquareEvidence, differs, occupancy_flipped
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
-OCCUPANCY_FLIP = 0.8  # the reader this sure of a piece there and not there (in either order)
 FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
 FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
 # How many plies back a close call may be revised by a later board. Far: a flat taken for a wall
@@ -293,17 +292,10 @@ class Tracker:
         """Squares the reader surely saw a piece come to or go from since the last match."""
         if self._accepted is None:
             return []
-        sure = OCCUPANCY_FLIP
-        out = []
-        for sq, ev in evidence.items():
-            was = self._accepted.get(sq)
-            if was is None:
-                continue
-            came = min(ev.p_occupied, 1 - was.p_occupied)
-            went = min(1 - ev.p_occupied, was.p_occupied)
-            if max(came, went) >= sure:
-                out.append(sq)
-        return out
+        return [
+            sq for sq, ev in evidence.items()
+            if sq in self._accepted and occupancy_flipped(ev, self._accepted[sq])
+        ]  # fmt: skip
 
     def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
         """Squares whose reading changed since the board last matched the game (None: unknown)."""

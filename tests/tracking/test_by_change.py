@@ -531,6 +531,34 @@ def test_a_change_of_colour_two_squares_from_the_tower_is_not_its_shadow():
     assert [type(d) for d in _played_with_looks(camera, truth, "3b2>21", tinted)] == [Illegal]
 
 
+def _wall_on_d5_and_b3_darkened(reader_sees_a_piece: bool) -> tuple[list, Camera]:
+    """White stands a wall on d5; b3, two squares off and within its shadow's reach, darkens by a
+    grey shift as deep as a dark flat placed on wood, and the reader says either that a dark flat
+    came there or that b3 is still empty. -> the decisions, the camera."""
+    truth, camera = _seen("x5/x5/x5/x5/1,2,x3 1 2")
+    if reader_sees_a_piece:
+        camera.misread = {"b3": ((BLACK, FLAT),)}
+    return _played_with_looks(camera, truth, "Sd5", {"b3": -2.5}), camera
+
+
+def test_a_square_the_reader_saw_a_piece_come_to_is_not_a_walls_shadow():
+    # bench seed 40 (with a retrained classifier): a dark flat placed on b3 changed it by 5.5, a
+    # grey change, and it was excused as the shadow of a wall placed on d5, so one placement was
+    # recorded for two plies and every ply after it was off by one, silently
+    decisions, camera = _wall_on_d5_and_b3_darkened(True)
+    assert [type(d) for d in decisions] == [Illegal]
+    assert camera.tracker.position.ply_count == 2
+
+
+def test_a_grey_change_in_a_walls_shadow_with_no_piece_seen_is_its_shadow():
+    # the control: the same change, the reader seeing nothing come, is the wall's shadow (the
+    # synthetic reader's kinds leave a capstone close behind: asked, Sd5 first)
+    decisions, camera = _wall_on_d5_and_b3_darkened(False)
+    (ask,) = decisions
+    assert isinstance(ask, Ask) and ask.candidates[0].ply.ptn() == "Sd5"
+    assert camera.tracker.position.ply_count == 3
+
+
 def test_a_flat_dropped_on_a_tower_whose_top_is_out_of_its_squares_sight_is_still_recorded():
     # c4 is seven high: its top shows beyond the square, where its look is not taken, so a
     # dark flat dropped on its light top changes nothing there (bench seed 37, c4 eight high)
