@@ -169,3 +169,36 @@ def test_a_thin_wall_is_coloured_from_the_line_of_samples_along_it():
     colours = _top_colours((plane, empty), kind, np.ones(3), board_grey=board)
     assert colours[0] == pytest.approx([dark] * 3) and colours[1] == pytest.approx([dark] * 3)
     assert colours[2] == pytest.approx([board] * 3)  # a "capstone"'s column is board: kept
+
+
+# A dark red set under a warm lamp (bench installation 209324885): faces light tan and maroon;
+# three light walls' sides, one of them lit, and three near-black sides of dark walls, whose hue
+# (their colour shares) is mostly noise and leans to the light set's.
+_FACES = np.array([[90, 143, 179], [88, 140, 176], [27, 21, 66], [29, 22, 69]], np.float32)
+_LIGHT_SIDES = [[60, 95, 125], [80, 130, 165], [62, 98, 128]]  # one lit, two in shade
+
+
+def _side_colours(sides: list[list[int]]) -> list[str]:
+    from vision.reader import ColorModel
+
+    colors = np.vstack([_FACES, np.array(sides, np.float32)])
+    kinds = ["flat"] * len(_FACES) + ["wall"] * len(sides)
+    labels, _ = ColorModel().classify(colors, kinds, white=230.0, black=20.0)
+    return labels[len(_FACES) :]
+
+
+def test_near_black_sides_the_hue_is_unsure_of_go_by_the_split_of_the_sides_in_view():
+    from vision.reader import _by_hue, _colour_space
+
+    sides = _LIGHT_SIDES + [[10, 9, 26]] * 3
+    centres = np.stack([_colour_space(_FACES[2:]).mean(0), _colour_space(_FACES[:2]).mean(0)])
+    by_hue, sure = _by_hue(np.array(sides, np.float32), centres)
+    assert list(by_hue[3:]) == ["light"] * 3 and (sure[3:] < 0.7).all()  # hue alone: wrong
+    assert _side_colours(sides) == ["light"] * 3 + ["dark"] * 3
+
+
+def test_light_sides_in_shade_the_hue_is_sure_of_keep_its_call():
+    # the control: two light walls lit and two in deep shade split by brightness as if they
+    # were two colours; their hue is sure (0.94) and keeps them light
+    lit, shaded = [[80, 130, 165], [85, 135, 170]], [[40, 64, 82]] * 2
+    assert _side_colours(lit + shaded) == ["light"] * 4
