@@ -209,6 +209,15 @@ class ChangeJudge:
             sq for sq in reader_moved or set()
             if not self._phantom_gone(sq, self.before.get(sq, ()))
         }  # fmt: skip
+        # squares the reader surely saw a piece come to or go from: a shadow does not do that (a
+        # dark flat placed on wood darkens its square by a grey shift too: bench seed 40 with a
+        # retrained classifier, b3's new flat, a change of 5.5 read occupied at 1.00, excused as
+        # the shadow of a wall two squares off; the placement two plies later was recorded in
+        # place of both)
+        self.reader_flipped = {
+            sq for sq, ev in evidence.items()
+            if sq in self.accepted and occupancy_flipped(ev, self.accepted[sq])
+        }  # fmt: skip
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -259,15 +268,6 @@ class ChangeJudge:
         """Did the square's stack rise over its neighbours before (the matched position)?"""
         stack = self.before.get(square, ())
         return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
-
-    def _piece_came_or_went(self, square: str) -> bool:
-        """Is the reader sure a piece came to or went from `square` since the matched board? A
-        shadow does not do that: a dark flat placed on wood darkens its square by a grey shift too
-        (bench seed 40 with a retrained classifier: b3's new flat, a change of 5.5 read occupied
-        at 1.00, excused as the shadow of a wall two squares off, and the placement two plies
-        later was recorded in place of both)."""
-        now, then = self.evidence.get(square), self.accepted.get(square)
-        return now is not None and then is not None and occupancy_flipped(now, then)
 
     def _shadowed(self, after: Mapping[str, Stack], altered: set[str], near: set[str]) -> set[str]:
         """Squares that the shadows of altered stacks, before or after, may reach, beyond the
@@ -328,7 +328,7 @@ class ChangeJudge:
                 else NEXT_TO_TALL if sq in self.near_tall
                 else 1.0
             )  # fmt: skip
-            if sq in shadowed and not self._piece_came_or_went(sq):
+            if sq in shadowed and sq not in self.reader_flipped:
                 # the light alone changed: a shadow moved with the stack
                 shade = self.light_only.get(sq, 0.0)
                 discount = min(discount, 1.0 - (1.0 - IN_SHADOW) * shade)
