@@ -63,6 +63,10 @@ FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
 # 6, the spread onto d5 at ply 30; seed 37: a count asked at ply 49 shows at ply 54). Trying is
 # cheap (only on a board no ply fits; replaying checks legality, not every legal ply).
 REVISE_DEPTH = 60
+# A close call revised because a later board fits the other way better (`_hindsight`): better by
+# this much, about one square read surely wrong (the match cost). Bench: seed 22's right revision
+# came out 0.99 ahead, seed 31's 2.97; a wrong one, found by chance, 0.49.
+HINDSIGHT_MARGIN = 0.75
 # A flat placed where the look changed this much on a board judged "nothing happened" may have
 # been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
 # next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
@@ -136,8 +140,9 @@ class Tracker:
         # ... and its appearance signatures (None: none yet, or the camera moved since)
         self._looks: dict | None = None
         self._undecided_matched: tuple = (None, None)  # the board a close call was made on
-        # recent plies that were asked about: (number, the other candidates), for `_revise`
-        self._asked: list[tuple[int, list[Ply]]] = []
+        # plies answered after a question: number -> the other candidates, each with how much
+        # dearer than the answer it was judged then (for `_revise_asked`)
+        self._asked: list[tuple[int, dict[Ply, float]]] = []
         self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
         # the last board judged "nothing happened" after a hand came and went: (changes per
@@ -197,7 +202,8 @@ class Tracker:
         self.pending = self._before_ask = None
         self.state = "tracking"
         if asked is not None:  # kept for `_revise`, even with no other candidate
-            others = [c.ply for c in asked.candidates if c.ply != played]
+            cost = next((c.cost for c in asked.candidates if c.ply == played), 0.0)
+            others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
         # a revised ply: the plies recorded after it are played again on top of the answer
@@ -452,6 +458,10 @@ class Tracker:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
             else:
+                revised = self._hindsight(evidence, p, changed, best) if by_change else []
+                if revised:
+                    evaluation.decisions = revised
+                    return revised
                 out += self._ask(close(), matched)
         elif best.back:
             if margin >= cfg.commit_margin and not doubted:
@@ -489,13 +499,41 @@ class Tracker:
         """
         cfg = self.config
 
-        def fits() -> bool:  # some ply explains the board, judged by change
+        def fits(_dearer: float) -> bool:  # some ply explains the board, judged by change
             judge = self._judge(self.position, evidence, p, changed)
             return any(j.ply is not None and self._fits_by_change(j)
                        for j in judge.ranked(0)[: cfg.max_considered])  # fmt: skip
 
         return self._revise_asked(lambda original, others: others, fits,
                                   "a later board fits only this one")  # fmt: skip
+
+    def _hindsight(self, evidence, p, changed, best: Hypothesis) -> list[Decision]:
+        """The board fits a ply only as a close call: would it fit one clearly better had a recent
+        close call gone another way? A flat taken for a wall, or a spread's counts taken wrong,
+        show when a later ply moves onto that square: the later ply then looks like some other
+        ply, one the reader contradicts (bench seed 22: a wall moved onto a flat taken for a wall
+        at ply 6 was taken for a wall moved onto a square the reader surely saw empty) or one
+        that fits poorly (seed 31: a spread of one where two were carried, then two plies later
+        a stack one too short).
+
+        A ply is weighed with what the reader contradicts of it, and a revision with how much
+        dearer its alternative was judged when asked about (one not asked about: at least the
+        commit margin); the revision must come out ahead by `HINDSIGHT_MARGIN`. Among the many
+        plies from a square and the many close calls of a game, one that happens to fit about
+        as well is always found (seed 31: a wall 40 plies back taken for a flat, 0.5 ahead)."""
+        cfg = self.config
+        against = best.cost + best.contradiction - HINDSIGHT_MARGIN
+
+        def fits(dearer: float) -> bool:
+            judge = self._judge(self.position, evidence, p, changed)
+            return any(
+                j.ply is not None and self._fits_by_change(j)
+                and j.cost + j.contradiction + dearer <= against
+                for j in judge.ranked(0)[: cfg.max_considered]
+            )  # fmt: skip
+
+        return self._revise_asked(self._from_square, fits, "a later board fits it better",
+                                  unasked_dearer=cfg.commit_margin)  # fmt: skip
 
     def _revise_by_board(self, evidence, appearance) -> list[Decision]:
         """The board fits no ply, and a recent ply was asked about: does the whole board, as the
@@ -507,20 +545,22 @@ class Tracker:
         now is the one the next is compared to.
         """
 
-        def alternatives(original: Ply, others: list[Ply]) -> list[Ply]:
-            return [*others, *(
-                q for q in self.position.legal_plies
-                if q.square == original.square and q != original and q not in others
-            )]  # fmt: skip
-
-        def shows() -> bool:  # the board, square by square, shows the position
+        def shows(_dearer: float) -> bool:  # the board, square by square, shows the position
             return mismatch(self.position, evidence) <= self.config.match_cost
 
-        revised = self._revise_asked(alternatives, shows, "the board shows this one")
+        revised = self._revise_asked(self._from_square, shows, "the board shows this one")
         if revised:
             self._accepted, self._looks = dict(evidence), appearance
             self.unmatched_since = None
         return revised
+
+    def _from_square(self, original: Ply, others: list[Ply]) -> list[Ply]:
+        """A revision's alternatives: the other candidates asked about, then every legal ply from
+        the same square (the position is the one before `original`)."""
+        return [*others, *(
+            q for q in self.position.legal_plies
+            if q.square == original.square and q != original and q not in others
+        )]  # fmt: skip
 
     def _missed(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply; would it fit one if a ply had been played before it that changed
@@ -582,15 +622,18 @@ class Tracker:
     def _revise_asked(
         self,
         alternatives: Callable[[Ply, list[Ply]], list[Ply]],
-        fits: Callable[[], bool],
+        fits: Callable[[float], bool],
         reason: str,
+        *,
+        unasked_dearer: float = 0.0,
     ) -> list[Decision]:
-        """Both revisions: for each ply asked about in the last REVISE_DEPTH, newest first, the
+        """Every revision: for each ply asked about in the last REVISE_DEPTH, newest first, the
         position is taken back to just before it; `alternatives(original, other candidates)` are
-        tried in its place, each with the plies since played on top, until `fits()` says the
-        board shows that position. Then `Takeback` to it and `Ask` again, that alternative first;
-        once answered, `accept` plays the plies since again. The position is left as it was when
-        nothing fits."""
+        tried in its place, each with the plies since played on top, until `fits(dearer)` says
+        the board shows that position (`dearer`: how much dearer than the original that
+        alternative was judged when asked about; `unasked_dearer` if it was not a candidate).
+        Then `Takeback` to it and `Ask` again, that alternative first; once answered, `accept`
+        plays the plies since again. The position is left as it was when nothing fits."""
         position = self.position
         self._asked = [(n, o) for n, o in self._asked
                        if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
@@ -599,8 +642,9 @@ class Tracker:
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
             original, later = popped[0], popped[1:]
             try:
-                for alternative in alternatives(original, others):
-                    if self._played_then(alternative, later, fits):
+                for alternative in alternatives(original, list(others)):
+                    dearer = others.get(alternative, unasked_dearer)
+                    if self._played_then(alternative, later, lambda d=dearer: fits(d)):
                         self._asked = [(n, o) for n, o in self._asked if n < number]
                         self._replay = later
                         self._reevaluate = True
