@@ -132,6 +132,20 @@ class SquareViews:
         spacing_px = float(np.median(px_per_pitch)) * float(GRID[1] - GRID[0])
         self.blur = round(spacing_px / 2) | 1  # odd box size, about half a grid step
 
+        # Only the part of the frame the plane grid samples is blurred (the board is often half
+        # the frame): its box, with room for the blur and the bilinear neighbours, and the grid's
+        # tables moved into it. Where the box meets the frame's edge it is the frame's edge, so
+        # every sample comes out as from the whole blurred frame.
+        fx, fy = self._plane_maps[:2]
+        room = self.blur // 2 + 2
+        self._blur_origin = (max(0, int(np.floor(fx.min())) - room),
+                             max(0, int(np.floor(fy.min())) - room))  # fmt: skip
+        self._blur_end = (int(np.ceil(fx.max())) + room + 1, int(np.ceil(fy.max())) + room + 1)
+        x0, y0 = self._blur_origin
+        self._plane_maps_in_box = (fx - np.float32(x0), fy - np.float32(y0))
+        # the empty model's samples change only when the model does (start-up, a bump)
+        self._empty_samples: tuple = (None, None, None)
+
     def _maps(
         self, pose: BoardPose, H_board_from_img: np.ndarray, pts: np.ndarray, row: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -147,15 +161,26 @@ class SquareViews:
         self, frame: np.ndarray, empty_rect: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Raw samples: plane grid of the (blurred) frame and of the empty model, [S, Z, B, A, 3]
-        each; verticals of the frame and of the empty model, [S, O, Zv, 3] each. float32 BGR."""
-        soft = cv2.blur(frame, (self.blur, self.blur)) if self.blur > 1 else frame
-        fx, fy, ex, ey = self._plane_maps
+        each; verticals of the frame and of the empty model, [S, O, Zv, 3] each. float32 BGR.
+        The empty model's samples are kept for the next frame: read them, never write to them."""
         S = len(self.names)
+        (x0, y0), (x1, y1) = self._blur_origin, self._blur_end
+        box = frame[y0:y1, x0:x1]
+        if box.size:
+            fx, fy = self._plane_maps_in_box
+        else:  # the whole grid lies off this frame: the frame's border, as from the whole frame
+            box, (fx, fy) = frame, self._plane_maps[:2]
+        soft = cv2.blur(box, (self.blur, self.blur)) if self.blur > 1 else box
         pf = _remap(soft, fx, fy).reshape(S, *PLANE_SHAPE)
-        pe = _remap(empty_rect, ex, ey).reshape(S, *PLANE_SHAPE)
-        fx, fy, ex, ey = self._vertical_maps
-        vf = _remap(frame, fx, fy).reshape(S, *VERTICAL_SHAPE)
-        ve = _remap(empty_rect, ex, ey).reshape(S, *VERTICAL_SHAPE)
+        vx, vy, _, _ = self._vertical_maps
+        vf = _remap(frame, vx, vy).reshape(S, *VERTICAL_SHAPE)
+        cached, pe, ve = self._empty_samples
+        if cached is not empty_rect:  # the array itself: an id() can be reused
+            _, _, ex, ey = self._plane_maps
+            pe = _remap(empty_rect, ex, ey).reshape(S, *PLANE_SHAPE)
+            _, _, ex, ey = self._vertical_maps
+            ve = _remap(empty_rect, ex, ey).reshape(S, *VERTICAL_SHAPE)
+            self._empty_samples = (empty_rect, pe, ve)
         return pf, pe, vf, ve
 
     def features(
