@@ -138,7 +138,7 @@ class Recorder:
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
             heights, walls = self._doubts_of([c.ply for c in decision.candidates])
-            follows = self.tracker.accept(best.ply)
+            follows = self.tracker.accept(best.ply, guess=True)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
                 self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
             self._doubt.update(heights)  # this ply is the nearest cause to name

@@ -195,13 +195,18 @@ class Tracker:
             return [self._desync(stable.evidence)]
         return []
 
-    def accept(self, ply: Ply) -> list[Decision]:
-        """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position."""
+    def accept(self, ply: Ply, *, guess: bool = False) -> list[Decision]:
+        """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position.
+
+        `guess`: nobody answered; this is the best candidate taken as a guess (the offline
+        recorder, which has nobody to ask). A guess stays open to revision by later boards
+        (`_revise`, `_revise_by_board`, `_hindsight`); a person's answer is the game's truth
+        and is never asked again."""
         asked = self.pending
         played = self.position.play(ply)
         self.pending = self._before_ask = None
         self.state = "tracking"
-        if asked is not None:  # kept for `_revise`, even with no other candidate
+        if asked is not None and guess:  # kept for revision, even with no other candidate
             cost = next((c.cost for c in asked.candidates if c.ply == played), 0.0)
             others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))

@@ -62,7 +62,7 @@ class Camera:
                 out.append(decision)
                 self.log.append(decision)
                 if isinstance(decision, Ask) and answer:  # as the offline recorder does
-                    self.log += self.tracker.accept(decision.candidates[0].ply)
+                    self.log += self.tracker.accept(decision.candidates[0].ply, guess=True)
             self.t += DT
         return out
 
@@ -238,9 +238,10 @@ def test_a_close_call_far_back_is_revised_when_a_much_later_spread_shows_it():
     assert camera.tracker.position.tps() == truth.tps()
 
 
-def _black_piece_on_c2_read_as_a_wall(placed: str) -> tuple[Position, Camera]:
+def _black_piece_on_c2_read_as_a_wall(placed: str, person: bool = False) -> tuple[Position, Camera]:
     """Black, with a wall on c3 and a flat on d3, places `placed` on c2; the reader calls it a
-    wall, 80 % sure: asked, and recorded Sc2?. Then white places e5."""
+    wall, 80 % sure: asked, and recorded Sc2? (`person`: answered Sc2 by a person, live, rather
+    than taken as the recorder's guess). Then white places e5."""
     truth, camera = _seen("x5/x5/x2,2S,2,x/x5/1,x4 2 3")
     camera.misread = {"c2": ((BLACK, WALL),)}
     truth.play(Ply.from_ptn(placed))
@@ -248,7 +249,9 @@ def _black_piece_on_c2_read_as_a_wall(placed: str) -> tuple[Position, Camera]:
     reading = camera.reading(truth.stacks())
     squares = dict(reading.squares)
     squares["c2"] = replace(squares["c2"], kind_confidence=0.8, confidence=0.8)
-    camera.feed(replace(reading, squares=squares), 1.2)
+    (ask,) = camera.feed(replace(reading, squares=squares), 1.2, answer=not person)
+    if person:
+        camera.log += camera.tracker.accept(ask.candidates[0].ply)
     camera.misread = {}
     assert committed(camera.log) == ["Sc2"]
     camera.play(truth, "e5")
@@ -268,6 +271,15 @@ def test_a_close_call_is_revised_when_a_later_ply_fits_it_and_another_only_again
     camera.board(truth, 1.0)
     assert committed(camera.log)[-3:] == ["c2", "e5", "c3-"]
     assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_person_s_answer_is_never_revised():
+    # live, a person answered the question: their answer is the game, whatever later boards
+    # seem to say (the same boards as above, where the recorder's own guess is revised)
+    truth, camera = _black_piece_on_c2_read_as_a_wall("c2", person=True)
+    decisions = _played_with_looks(camera, truth, "c3-", {"c2": 0.3})
+    assert not [d for d in decisions if isinstance(d, Takeback)]
+    assert committed(camera.log)[:2] == ["Sc2", "e5"]
 
 
 def test_a_close_call_stands_when_a_later_board_fits_the_other_way_only_about_as_well():
