@@ -344,7 +344,10 @@ class BoardService:
                                                 "plies": undone, "ply_count": position.ply_count,
                                                 "tps": position.tps(), "source": source})
             if self.camera is not None:
-                self.camera.resync()
+                if source == "camera":  # the camera's tracker took it back itself
+                    self.camera.took_back(position)
+                else:
+                    self.camera.resync()
             await self._show_leds()
             self._computer_turn()
             return undone

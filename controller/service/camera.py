@@ -276,6 +276,15 @@ class CameraPipeline:
         if tracker.position.tps() != position.tps():
             self._resync = True
 
+    def took_back(self, position) -> None:
+        """The camera's own takeback (the board went back to an earlier position) was recorded:
+        the game is now `position`. The tracker made it and already stands there, with its
+        picture of the board as it is now; as with `answered`, a fresh tracker would judge the
+        whole board again from the reader's absolute answers. Anything unexpected: `resync`."""
+        tracker = self.tracker
+        if tracker is None or self._resync or tracker.position.tps() != position.tps():
+            self._resync = True
+
     def resync(self, *, new_game: bool = False, resumed: bool = False) -> None:
         """The game changed by another way than the camera: rebuild the tracker before next
         frame. A new game (an empty board) also renews the reader's picture of the bare board.
