@@ -9,8 +9,8 @@ from controller.service.config import Settings
 from controller.tak import Ply, Position
 from controller.tracking import Ask, Tracker
 from controller.tracking.synthetic import hand_reading, position_reading
+from tests.service.feeding import Feeder
 
-FPS = 5
 START = "x5/x5/x2,22111,x2/x5/x5 1 8"
 
 
@@ -23,16 +23,7 @@ def _asking_pipeline(tmp_path) -> tuple[CameraPipeline, Position]:
     """A pipeline whose tracker asks which of two spreads with the same tops was played."""
     pipeline = CameraPipeline(lambda: None, settings=Settings(data_dir=tmp_path), clock=Clock())
     tracker = Tracker(Position.from_tps(START))
-    truth, t = Position.from_tps(START), 0.0
-
-    def feed(reading, seconds: float) -> list:
-        nonlocal t
-        out = []
-        for _ in range(round(seconds * FPS)):
-            out += tracker.step(reading, t)
-            t += 1 / FPS
-        return out
-
+    truth, feed = Position.from_tps(START), Feeder(tracker).feed
     feed(position_reading(truth, height_confidence=0.0), 2.0)
     truth.play(Ply.from_ptn("3c3>12"))
     feed(hand_reading(5), 0.6)

@@ -13,8 +13,8 @@ from controller.store import Journal
 from controller.tak import Ply, Position
 from controller.tracking import Takeback, Tracker
 from controller.tracking.synthetic import hand_reading, position_reading
+from tests.service.feeding import Feeder
 
-FPS = 5
 PLIES = ("a1", "e5", "c3", "c2")
 
 
@@ -27,16 +27,7 @@ def _tracker_that_saw_a_takeback(tmp_path) -> tuple[CameraPipeline, Takeback]:
     """A pipeline whose tracker saw four plies played and then c2 and c3 lifted off again."""
     pipeline = CameraPipeline(lambda: None, settings=Settings(data_dir=tmp_path), clock=Clock())
     tracker = Tracker(Position(5))
-    truth, t = Position(5), 0.0
-
-    def feed(reading, seconds: float) -> list:
-        nonlocal t
-        out = []
-        for _ in range(round(seconds * FPS)):
-            out += tracker.step(reading, t)
-            t += 1 / FPS
-        return out
-
+    truth, feed = Position(5), Feeder(tracker).feed
     feed(position_reading(truth, appearance=True), 2.0)
     for ptn in PLIES:
         truth.play(Ply.from_ptn(ptn))
