@@ -342,6 +342,15 @@ class Journal:
             )
             self._positions.pop(int(game_id), None)
 
+    def reopen(self, game_id: GameId) -> None:
+        """Undo `finish`: the game takes plies again (the offline recorder found that the ply that
+        ended it rested on a wrong guess). A game that is not finished is left as it is."""
+        with self._lock, self._write() as db:
+            self._row(game_id)
+            db.execute(
+                "UPDATE games SET result = NULL, finished_at = NULL WHERE id = ?", (int(game_id),)
+            )
+
     def delete(self, game_id: GameId) -> None:
         with self._lock, self._write() as db:
             self._row(game_id)

@@ -111,6 +111,21 @@ def test_finish_records_the_result_and_closes_the_game(journal):
         journal.finish(gid, "3-2")
 
 
+def test_a_reopened_game_takes_plies_again_and_is_in_progress(journal):
+    gid = journal.new_game(size=5)
+    journal.append_ply(gid, Ply.from_ptn("a1"))
+    journal.finish(gid, "R-0")
+    journal.reopen(gid)
+    game = journal.game(gid)
+    assert game.result is None and game.finished_at is None
+    assert [g.id for g in journal.in_progress()] == [gid]
+    journal.undo_plies(gid, 1)
+    journal.append_ply(gid, Ply.from_ptn("e5"))
+    assert [p.ply.ptn() for p in journal.game(gid).plies] == ["e5"]
+    with pytest.raises(UnknownGameError, match="no game 999"):
+        journal.reopen(999)
+
+
 def test_games_lists_newest_first_and_delete_removes(journal):
     first = journal.new_game(size=4)
     second = journal.new_game(size=5)
