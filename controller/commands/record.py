@@ -155,6 +155,10 @@ class Recorder:
             for again in self.tracker.judge_again():
                 events += self._handle(Event(event.frame, event.t, again))
         elif isinstance(decision, Takeback):
+            if self.result is not None:  # the ending rested on a guess the tracker now revises
+                self.result = None
+                if self.journal is not None and self.game_id is not None:
+                    self.journal.reopen(self.game_id)
             self._taken = self.notes[-decision.n :][1:]  # may be played again (a revised ply)
             del self.notes[-decision.n :]
             if self.journal is not None and self.game_id is not None:

@@ -166,8 +166,8 @@ class Tracker:
 
     def step(self, reading, t: float) -> list[Decision]:
         """Feed one frame's reading taken at time `t` (seconds); returns what it decided."""
-        if self.state == "over":
-            return []
+        if self.state == "over" and not self._asked:
+            return []  # (an ending that rests on guesses is watched on: see `_evaluate`)
         if getattr(reading, "relocalised", False):
             self._looks = None  # the camera moved: its pixels are not the ones kept
         stable = self.gate.feed(reading, t)
@@ -362,6 +362,14 @@ class Tracker:
             return self._mismatch(h, evidence, changed) <= cfg.match_cost
 
         chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
+        if self.state == "over":
+            # The game ended on a position that rests on guesses: a ply played after the end
+            # (no hypothesis fits) shows a guess was wrong (bench seed 37: one flat spread where
+            # two were, `c2>?`, left a flat on c2 that completed a road the real game did not
+            # have, and the recording ended 1 ply early). Nothing else is reported after the end.
+            if chosen is None and by_change:
+                evaluation.decisions = self._revise(evidence, p, changed)
+            return evaluation.decisions
         if chosen is None and by_change and self.state in ("illegal", "desync"):
             # A board put back by hand is rarely put back to the pixel: the reader may judge it.
             same = Hypothesis(sum(square_costs(self.position, evidence).values()))
@@ -504,10 +512,9 @@ class Tracker:
         """
         cfg = self.config
 
-        def fits(_dearer: float) -> bool:  # some ply explains the board, judged by change
+        def fits(dearer: float) -> float | None:  # some ply explains the board, judged by change
             judge = self._judge(self.position, evidence, p, changed)
-            return any(j.ply is not None and self._fits_by_change(j)
-                       for j in judge.ranked(0)[: cfg.max_considered])  # fmt: skip
+            return _best_fit(judge, dearer, cfg.max_considered, self._fits_by_change)
 
         return self._revise_asked(lambda original, others: others, fits,
                                   "a later board fits only this one")  # fmt: skip
@@ -525,19 +532,25 @@ class Tracker:
         dearer its alternative was judged when asked about (one not asked about: at least the
         commit margin); the revision must come out ahead by `HINDSIGHT_MARGIN`. Among the many
         plies from a square and the many close calls of a game, one that happens to fit about
-        as well is always found (seed 31: a wall 40 plies back taken for a flat, 0.5 ahead)."""
+        as well is always found (seed 31: a wall 40 plies back taken for a flat, 0.5 ahead).
+        Tried in place of a close call: its other candidates, other stones on its square, and the
+        same spread with other counts or drops."""
         cfg = self.config
         against = best.cost + best.contradiction - HINDSIGHT_MARGIN
 
-        def fits(dearer: float) -> bool:
+        def fits(dearer: float) -> float | None:
             judge = self._judge(self.position, evidence, p, changed)
-            return any(
-                j.ply is not None and self._fits_by_change(j)
-                and j.cost + j.contradiction + dearer <= against
-                for j in judge.ranked(0)[: cfg.max_considered]
-            )  # fmt: skip
+            score = _best_fit(judge, dearer, cfg.max_considered, self._fits_by_change)
+            return score if score is not None and score <= against else None
 
-        return self._revise_asked(self._from_square, fits, "a later board fits it better",
+        def alike(original: Ply, others: list[Ply]) -> list[Ply]:
+            # and a close call's usual confusions: another stone on the square, or the same
+            # spread with other counts or drops (not every spread of a tall stack: dozens, each
+            # judged on the board, and each one more chance of a fit by chance)
+            return [q for q in self._from_square(original, others)
+                    if q in others or q.direction == original.direction]  # fmt: skip
+
+        return self._revise_asked(alike, fits, "a later board fits it better",
                                   unasked_dearer=cfg.commit_margin)  # fmt: skip
 
     def _revise_by_board(self, evidence, appearance) -> list[Decision]:
@@ -550,8 +563,9 @@ class Tracker:
         now is the one the next is compared to.
         """
 
-        def shows(_dearer: float) -> bool:  # the board, square by square, shows the position
-            return mismatch(self.position, evidence) <= self.config.match_cost
+        def shows(dearer: float) -> float | None:  # the board, square by square, shows it
+            cost = mismatch(self.position, evidence)
+            return cost + dearer if cost <= self.config.match_cost else None
 
         revised = self._revise_asked(self._from_square, shows, "the board shows this one")
         if revised:
@@ -627,21 +641,25 @@ class Tracker:
     def _revise_asked(
         self,
         alternatives: Callable[[Ply, list[Ply]], list[Ply]],
-        fits: Callable[[float], bool],
+        fits: Callable[[float], float | None],
         reason: str,
         *,
         unasked_dearer: float = 0.0,
     ) -> list[Decision]:
-        """Every revision: for each ply asked about in the last REVISE_DEPTH, newest first, the
-        position is taken back to just before it; `alternatives(original, other candidates)` are
-        tried in its place, each with the plies since played on top, until `fits(dearer)` says
-        the board shows that position (`dearer`: how much dearer than the original that
-        alternative was judged when asked about; `unasked_dearer` if it was not a candidate).
-        Then `Takeback` to it and `Ask` again, that alternative first; once answered, `accept`
-        plays the plies since again. The position is left as it was when nothing fits."""
+        """Every revision: for each ply asked about in the last REVISE_DEPTH, the position is
+        taken back to just before it and `alternatives(original, other candidates)` are tried in
+        its place, each with the plies since played on top; `fits(dearer)` says how well the
+        board then fits (lower is better; None: it does not), `dearer` being how much dearer than
+        the original that alternative was judged when asked about (`unasked_dearer` if it was not
+        a candidate). The best fit of all wins (newest first among equals: bench seed 37, where
+        the newest close call's other answer let a ply fit by chance, and the one that was wrong,
+        7 plies older, let the ply played fit exactly). Then `Takeback` to it and `Ask` again,
+        that alternative first; once answered, `accept` plays the plies since again. The position
+        is left as it is when nothing fits."""
         position = self.position
         self._asked = [(n, o) for n, o in self._asked
                        if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
+        best: tuple[float, int, Ply, Ply] | None = None  # (score, number, alternative, original)
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
@@ -649,32 +667,35 @@ class Tracker:
             try:
                 for alternative in alternatives(original, list(others)):
                     dearer = others.get(alternative, unasked_dearer)
-                    if self._played_then(alternative, later, lambda d=dearer: fits(d)):
-                        self._asked = [(n, o) for n, o in self._asked if n < number]
-                        self._replay = later
-                        self._reevaluate = True
-                        ask = Ask(
-                            (Candidate(alternative, 0.0), Candidate(original, 0.0)),
-                            reason=f"ply {number} revised: {reason}",
-                        )
-                        return [Takeback(back), *self._ask(ask)]
-            except BaseException:
+                    score = self._played_then(alternative, later, lambda d=dearer: fits(d))
+                    if score is not None and (best is None or score < best[0]):
+                        best = (score, number, alternative, original)
+            finally:
                 for ply in popped:
                     position.push(ply)
-                raise
-            for ply in popped:
-                position.push(ply)
-        return []
+        if best is None:
+            return []
+        _, number, alternative, original = best
+        back = position.ply_count - number + 1
+        popped = [position.pop() for _ in range(back)][::-1]  # the revised ply, then the later
+        self._replay = popped[1:]
+        self._asked = [(n, o) for n, o in self._asked if n < number]
+        self._reevaluate = True
+        ask = Ask((Candidate(alternative, 0.0), Candidate(original, 0.0)),
+                  reason=f"ply {number} revised: {reason}")  # fmt: skip
+        return [Takeback(back), *self._ask(ask)]
 
-    def _played_then(self, alternative: Ply, later: list[Ply], fits: Callable[[], bool]) -> bool:
-        """`fits()` with `alternative` and then `later` played (False if one is not legal); the
+    def _played_then(
+        self, alternative: Ply, later: list[Ply], fits: Callable[[], float | None]
+    ) -> float | None:
+        """`fits()` with `alternative` and then `later` played (None if one is not legal); the
         position is restored."""
         position = self.position
         pushed = 0
         try:
             for ply in [alternative, *later]:
                 if ply not in position.legal_plies:
-                    return False
+                    return None
                 position.push(ply)
                 pushed += 1
             return fits()
@@ -749,3 +770,14 @@ class Tracker:
             return []
         self.state = "over"
         return [GameOver(outcome)]
+
+
+def _best_fit(
+    judge: ChangeJudge, dearer: float, considered: int, fits: Callable[[Judged], bool]
+) -> float | None:
+    """A revision's score: the best ply that fits the board in the revised position, weighed with
+    what the reader contradicts of it, plus how much `dearer` the revision's alternative was
+    judged when asked about (None: no ply fits)."""
+    scores = [j.cost + j.contradiction for j in judge.ranked(0)[:considered]
+              if j.ply is not None and fits(j)]  # fmt: skip
+    return min(scores) + dearer if scores else None

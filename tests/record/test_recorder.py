@@ -119,11 +119,13 @@ def test_debug_writer_draws_the_frames_around_a_decision(tmp_path):
 
 class MisreadingReader(ShotReader):
     """The true board with appearance signatures, except that while `done` plies are on the board
-    the reader takes `square` for a light wall, 80 % sure."""
+    the reader takes `square` for a `color` `kind` (a dark wall), `sure` (80 %) sure."""
 
-    def __init__(self, size: int, done: int, square: str) -> None:
+    def __init__(self, size: int, done: int, square: str, color: str = "dark",
+                 kind: str = "wall", sure: float = 0.8) -> None:  # fmt: skip
         super().__init__(size, 0.9)
         self.done, self.square = done, square
+        self.color, self.kind, self.sure = color, kind, sure
 
     def read(self, shot):
         if shot.hand is not None:
@@ -131,8 +133,10 @@ class MisreadingReader(ShotReader):
         reading = scene_reading(self.size, shot.stacks, appearance=True)
         if shot.done == self.done:
             squares = dict(reading.squares)
-            squares[self.square] = replace(squares[self.square], color="dark", kind="wall",
-                                           kind_confidence=0.8, confidence=0.8)  # fmt: skip
+            squares[self.square] = replace(
+                squares[self.square], color=self.color, kind=self.kind,
+                kind_confidence=self.sure, confidence=self.sure,
+            )  # fmt: skip
             reading = replace(reading, squares=squares)
         return reading
 
@@ -151,6 +155,28 @@ def test_a_ply_revised_by_a_later_board_is_rewritten_once_and_marked():
     assert any("recorded c2?" in line and "revised" in line for line in said)
 
 
+def test_a_game_ended_by_a_wrong_guess_is_reopened_when_a_ply_follows(tmp_path):
+    # white's wall on d2 is read as a flat, 60 % sure: asked, and the recorder's guess, d2, would
+    # complete white's road on rank 2. Black's next ply shows the game went on: the guess is
+    # revised to Sd2, the ending undone in the journal too, and b4 recorded.
+    from controller.store import Journal
+
+    plies = ["d4", "a2", "b2", "d3", "c2", "c4", "Sd2", "b4"]
+    journal = Journal(tmp_path / "takboard.db")
+    game_id = journal.new_game(size=4)
+    reader = MisreadingReader(4, done=7, square="d2", color="light", kind="flat", sure=0.6)
+    recorder = Recorder(4, reader, journal=journal, game_id=game_id)
+    for k, shot in enumerate(timeline(4, [Ply.from_ptn(p) for p in plies], random.Random(3))):
+        recorder.feed(shot, k / 5)
+    said = [e.describe() for e in recorder.events]
+    assert "game over: R-0" in said  # the guess ended it, for a while
+    assert recorder.result is None and journal.game(game_id).result is None
+    assert [e.ply.ptn() for e in journal.game(game_id).plies] == plies
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == plies
+    assert game.moves[6].annotation == "?"
+
+
 def test_a_road_threat_is_written_with_its_tak_mark():
     threat = ["a1", "e5", "b1", "d1", "b2", "d2", "b3", "d3", "b4"]  # b4: b5 would win
     game = ptn.parse_game(record(threat, height_confidence=0.9).ptn())
@@ -167,7 +193,8 @@ def test_a_ply_carrying_pieces_from_a_square_an_unsure_ply_left_in_doubt_is_mark
     last = game.moves[-1]
     assert last.ply.ptn() in ("2b3>", "b3>")
     assert last.annotation == "?"
-    assert last.comments_after == ["unsure (carries pieces from b3, which depends on unsure ply 11)"]
+    carries = "unsure (carries pieces from b3, which depends on unsure ply 11)"
+    assert last.comments_after == [carries]
     # plies that touch no square in doubt stay unmarked (a5, ply 12)
     assert "?" not in game.moves[11].annotation
 
