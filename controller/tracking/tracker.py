@@ -80,6 +80,11 @@ class TrackerConfig:
     match_cost: float = 0.75  # the board may contradict the best hypothesis by at most this
     takeback_depth: int = 20  # how many plies back a takeback may go
     desync_after_s: float = 3.0  # unmatched for this long -> Desync
+    # A board that only lacks (part of) one stack the player to move could lift is a spread under
+    # way, the lifted pieces in a hand the camera may not see (held high over the far edge, it
+    # is imaged beyond the board: bench seeds 10 and 36, "illegal" for 2 s mid-spread). It is
+    # reported illegal only once it has stood this long (seconds).
+    lifted_grace_s: float = 2.5
     max_candidates: int = 4  # at most this many plies in an Ask
     max_considered: int = 8  # the best-scored hypotheses checked for contradictions
     ask_after_s: float = 0.8  # a close call is re-judged on more frames until the board held this
@@ -145,6 +150,9 @@ class Tracker:
         self._asked: list[tuple[int, dict[Ply, float]]] = []
         self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
+        # since when the board has stood lacking a stack the player to move may be holding
+        # (`lifted_grace_s`); judged again once it has stood that long
+        self._lifted_since: float | None = None
         # the last board judged "nothing happened" after a hand came and went: (changes per
         # square then, the evidence then, the evidence it was compared to), for `_missed`; None
         # once a ply or a takeback has been recorded since
@@ -177,15 +185,20 @@ class Tracker:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
                 return self._ask(self._undecided, self._undecided_matched)
             return []
-        if stable.fresh or self._undecided is not None or (
+        lifted_waited = (
+            self._lifted_since is not None and t - self._lifted_since >= self.config.lifted_grace_s
+        )
+        if stable.fresh or self._undecided is not None or lifted_waited or (
             self._reevaluate and self.state == "tracking"
         ):
+            self._lifted_since = None
             self._reevaluate = False
             self._refused = False
             return self._evaluate(stable)
         if (self.state == "tracking" and self._looks is not None and stable.appearance is not None
-                and not self._refused):
+                and not self._refused and self._lifted_since is None):
             # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
+            # (Not while a board that lacks a lifted stack waits: it is no reference.)
             self._accepted, self._looks = dict(stable.evidence), stable.appearance
         if (
             self.state == "illegal"
@@ -308,6 +321,22 @@ class Tracker:
             if sq in self._accepted and occupancy_flipped(ev, self._accepted[sq])
         ]  # fmt: skip
 
+    def _lifted(self, evidence: Mapping[str, SquareEvidence], p: Mapping[str, float]) -> bool:
+        """Does the board differ from the last one matched only by pieces gone from one stack whose
+        top the player to move controls (a spread under way, the lifted pieces in a hand)? The
+        square surely changed, nothing else did, and the reader sees it empty now, or lower, or
+        topped by another colour."""
+        moved = [sq for sq, q in p.items() if q >= 0.5]
+        if len(moved) != 1 or self._accepted is None or self.position.ply_count < 2:
+            return False
+        (square,) = moved
+        stack, then = self.position.stack(square), self._accepted.get(square)
+        if not stack or stack[-1][0] != self.position.to_move or then is None:
+            return False
+        now = evidence[square]
+        return (not now.occupied or now.height < then.height - 0.5
+                or (now.p_light >= 0.5) != (then.p_light >= 0.5))  # fmt: skip
+
     def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
         """Squares whose reading changed since the board last matched the game (None: unknown)."""
         if self._accepted is None:
@@ -394,6 +423,10 @@ class Tracker:
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
             if self.state == "desync":
+                return []
+            if (self.state == "tracking" and by_change and self._lifted(evidence, p)
+                    and stable.at - self.unmatched_since < cfg.lifted_grace_s):  # fmt: skip
+                self._lifted_since = self.unmatched_since  # judged again when it has stood
                 return []
             if stable.at - self.unmatched_since >= cfg.desync_after_s:
                 evaluation.decisions = [self._desync(evidence)]

@@ -55,6 +55,7 @@ class Camera:
         """`answer`: accept the best candidate of a question at once, as the offline recorder
         does (False: live, nobody has answered yet)."""
         out = []
+        self.last_reading = reading
         for _ in range(round(seconds * FPS)):
             self.light += drift * DT
             frame = with_appearance_noise(reading, self.rng, light=self.light)
@@ -367,16 +368,18 @@ def _seen(tps: str) -> tuple[Position, Camera]:
     return truth, camera
 
 
-def _played_with_looks(camera: Camera, truth: Position, ptn: str, off: dict) -> list:
-    """Play `ptn` under a hand; then the board, except that the squares in `off` look as they
-    did before the ply plus that much (a change barely above the noise, as seen from above; a
-    shadow cast on an untouched square)."""
+def _played_with_looks(
+    camera: Camera, truth: Position, ptn: str, off: dict, seconds: float = 1.2
+) -> list:
+    """Play `ptn` under a hand; then the board for `seconds`, except that the squares in `off`
+    look as they did before the ply plus that much (a change barely above the noise, as seen
+    from above; a shadow cast on an untouched square)."""
     looks_before = camera.reading(truth.stacks()).appearance
     truth.play(Ply.from_ptn(ptn))
     camera.feed(hand_reading(camera.size), 0.6)
     reading = camera.reading(truth.stacks())
     looks = {sq: looks_before[sq] + np.float32(by) for sq, by in off.items()}
-    return camera.feed(replace(reading, appearance={**reading.appearance, **looks}), 1.2)
+    return camera.feed(replace(reading, appearance={**reading.appearance, **looks}), seconds)
 
 
 def _dropped_on_its_twins(camera: Camera, truth: Position, ptn: str) -> list:
@@ -679,7 +682,33 @@ def test_the_top_of_a_low_stack_that_changed_unseen_is_a_board_no_ply_explains()
     # the control: on a stack of three the top is in sight, and a new top that changed nothing
     # there cannot be what happened
     truth, camera = _seen("x5/x2,121,2,x/x5/x5/x5 2 6")
-    assert [type(d) for d in _played_with_looks(camera, truth, "d4<", {"c4": 0.0})] == [Illegal]
+    # (d4 lost its piece and nothing else changed: black may be holding it, so the alarm waits)
+    assert _played_with_looks(camera, truth, "d4<", {"c4": 0.0}) == []
+    assert [type(d) for d in camera.feed(camera.last_reading, 1.6)] == [Illegal]
+
+
+def _stack_lifted_from_c3_for(seconds: float) -> tuple[Position, Camera, list]:
+    """White lifts its two flats off c3 and holds them where the camera does not see the hand
+    (high over the far edge, imaged beyond the board) for `seconds`: the board lacks them."""
+    truth, camera = _seen("x5/x5/x2,11,x2/x5/2,x4 1 4")
+    camera.feed(hand_reading(5), 0.6)
+    lifted = truth.stacks()
+    del lifted["c3"]
+    return truth, camera, camera.board(lifted, seconds)
+
+
+def test_a_stack_held_where_the_camera_cannot_see_the_hand_is_not_an_illegal_board():
+    # bench seeds 10 and 36: a spread in two motions, the hand paused over the far edge
+    truth, camera, decisions = _stack_lifted_from_c3_for(2.0)
+    assert decisions == []
+    camera.play(truth, "2c3>11")
+    assert not [d for d in camera.log if isinstance(d, Illegal)]
+    assert committed(camera.log) == ["2c3>11"]
+
+
+def test_a_stack_lifted_and_never_dropped_is_an_illegal_board_after_a_while():
+    *_, decisions = _stack_lifted_from_c3_for(3.0)
+    assert [type(d) for d in decisions] == [Illegal]
 
 
 def test_a_ply_asked_about_and_taken_back_unanswered_withdraws_the_question():
