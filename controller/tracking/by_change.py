@@ -57,7 +57,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
-from controller.tracking.evidence import SquareEvidence, occupancy_flipped
+from controller.tracking.evidence import SquareEvidence, flipped_squares
 from controller.tracking.scoring import W_COLOR, W_OCCUPIED, contradiction, square_cost
 
 W_ALTERED = 2.0
@@ -214,10 +214,7 @@ class ChangeJudge:
         # retrained classifier, b3's new flat, a change of 5.5 read occupied at 1.00, excused as
         # the shadow of a wall two squares off; the placement two plies later was recorded in
         # place of both)
-        self.reader_flipped = {
-            sq for sq, ev in evidence.items()
-            if sq in self.accepted and occupancy_flipped(ev, self.accepted[sq])
-        }  # fmt: skip
+        self.reader_flipped = flipped_squares(evidence, self.accepted)
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 

@@ -145,5 +145,12 @@ def occupancy_flipped(now: SquareEvidence, then: SquareEvidence) -> bool:
     return max(came, went) >= OCCUPANCY_FLIP
 
 
+def flipped_squares(
+    now: Mapping[str, SquareEvidence], then: Mapping[str, SquareEvidence]
+) -> set[str]:
+    """The squares where the reader is sure a piece came or went between two boards' readings."""
+    return {sq for sq, ev in now.items() if sq in then and occupancy_flipped(ev, then[sq])}
+
+
 def _clip(value: float) -> float:
     return min(1.0, max(0.0, float(value)))

@@ -52,7 +52,7 @@ from controller.tracking.decisions import (
     Takeback,
     Withdrawn,
 )
-from controller.tracking.evidence import SquareEvidence, differs, occupancy_flipped
+from controller.tracking.evidence import SquareEvidence, differs, flipped_squares
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
@@ -312,15 +312,6 @@ class Tracker:
             for ply in reversed(popped):
                 position.push(ply)
 
-    def _occupancy_flips(self, evidence: Mapping[str, SquareEvidence]) -> list[str]:
-        """Squares the reader surely saw a piece come to or go from since the last match."""
-        if self._accepted is None:
-            return []
-        return [
-            sq for sq, ev in evidence.items()
-            if sq in self._accepted and occupancy_flipped(ev, self._accepted[sq])
-        ]  # fmt: skip
-
     def _lifted(self, evidence: Mapping[str, SquareEvidence], p: Mapping[str, float]) -> bool:
         """Does the board differ from the last one matched only by pieces gone from one stack whose
         top the player to move controls (a spread under way, the lifted pieces in a hand)? The
@@ -364,7 +355,7 @@ class Tracker:
             # a piece come or go there and the look changed well above this board's noise, that
             # is a change. (A phantom the reader starts seeing on an untouched square is not.)
             floor = float(np.median(list(self.changes.values()))) if self.changes else 0.0
-            for sq in self._occupancy_flips(evidence):
+            for sq in flipped_squares(evidence, self._accepted or {}):
                 if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
