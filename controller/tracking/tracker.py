@@ -534,11 +534,9 @@ class Tracker:
         back, it is asked about again with the candidate that fits first, and once that is answered
         the plies since are played again and the board is judged again.
         """
-        cfg = self.config
 
         def fits(dearer: float) -> float | None:  # some ply explains the board, judged by change
-            judge = self._judge(self.position, evidence, p, changed)
-            return _best_fit(judge, dearer, cfg.max_considered, self._fits_by_change)
+            return self._revision_score(evidence, p, changed, dearer)
 
         return self._revise_asked(lambda original, others: others, fits,
                                   "a later board fits only this one")  # fmt: skip
@@ -563,8 +561,7 @@ class Tracker:
         against = best.cost + best.contradiction - HINDSIGHT_MARGIN
 
         def fits(dearer: float) -> float | None:
-            judge = self._judge(self.position, evidence, p, changed)
-            score = _best_fit(judge, dearer, cfg.max_considered, self._fits_by_change)
+            score = self._revision_score(evidence, p, changed, dearer)
             return score if score is not None and score <= against else None
 
         def alike(original: Ply, others: list[Ply]) -> list[Ply]:
@@ -596,6 +593,15 @@ class Tracker:
             self._accepted, self._looks = dict(evidence), appearance
             self.unmatched_since = None
         return revised
+
+    def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
+        """A revision's score, in the revised position: the best ply that fits the board by
+        change, weighed with what the reader contradicts of it, plus how much `dearer` the
+        revision's alternative was judged when asked about (None: no ply fits)."""
+        judge = self._judge(self.position, evidence, p, changed)
+        scores = [j.cost + j.contradiction for j in judge.ranked(0)[: self.config.max_considered]
+                  if j.ply is not None and self._fits_by_change(j)]  # fmt: skip
+        return min(scores) + dearer if scores else None
 
     def _from_square(self, original: Ply, others: list[Ply]) -> list[Ply]:
         """A revision's alternatives: the other candidates asked about, then every legal ply from
@@ -795,13 +801,3 @@ class Tracker:
         self.state = "over"
         return [GameOver(outcome)]
 
-
-def _best_fit(
-    judge: ChangeJudge, dearer: float, considered: int, fits: Callable[[Judged], bool]
-) -> float | None:
-    """A revision's score: the best ply that fits the board in the revised position, weighed with
-    what the reader contradicts of it, plus how much `dearer` the revision's alternative was
-    judged when asked about (None: no ply fits)."""
-    scores = [j.cost + j.contradiction for j in judge.ranked(0)[:considered]
-              if j.ply is not None and fits(j)]  # fmt: skip
-    return min(scores) + dearer if scores else None
