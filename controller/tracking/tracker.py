@@ -150,9 +150,9 @@ class Tracker:
         self._asked: list[tuple[int, dict[Ply, float]]] = []
         self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
-        # since when the board has stood lacking a stack the player to move may be holding
-        # (`lifted_grace_s`); judged again once it has stood that long
-        self._lifted_since: float | None = None
+        # the unmatched board lacks a stack the player to move may be holding: judged again once
+        # it has stood `lifted_grace_s` since `unmatched_since`
+        self._lifted_waits = False
         # the last board judged "nothing happened" after a hand came and went: (changes per
         # square then, the evidence then, the evidence it was compared to), for `_missed`; None
         # once a ply or a takeback has been recorded since
@@ -185,18 +185,19 @@ class Tracker:
             if self._undecided is not None:  # the board did not stay still long enough: ask now
                 return self._ask(self._undecided, self._undecided_matched)
             return []
+        since = self.unmatched_since
         lifted_waited = (
-            self._lifted_since is not None and t - self._lifted_since >= self.config.lifted_grace_s
+            self._lifted_waits and since is not None and t - since >= self.config.lifted_grace_s
         )
         if stable.fresh or self._undecided is not None or lifted_waited or (
             self._reevaluate and self.state == "tracking"
         ):
-            self._lifted_since = None
+            self._lifted_waits = False
             self._reevaluate = False
             self._refused = False
             return self._evaluate(stable)
         if (self.state == "tracking" and self._looks is not None and stable.appearance is not None
-                and not self._refused and self._lifted_since is None):
+                and not self._refused and not self._lifted_waits):
             # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
             # (Not while a board that lacks a lifted stack waits: it is no reference.)
             self._accepted, self._looks = dict(stable.evidence), stable.appearance
@@ -417,7 +418,7 @@ class Tracker:
                 return []
             if (self.state == "tracking" and by_change and self._lifted(evidence, p)
                     and stable.at - self.unmatched_since < cfg.lifted_grace_s):  # fmt: skip
-                self._lifted_since = self.unmatched_since  # judged again when it has stood
+                self._lifted_waits = True  # judged again when it has stood
                 return []
             if stable.at - self.unmatched_since >= cfg.desync_after_s:
                 evaluation.decisions = [self._desync(evidence)]
