@@ -1,7 +1,12 @@
-"""Feeding a camera's tracker readings at the camera's frame rate, in service tests."""
+"""A camera pipeline without a camera, and its tracker fed readings at the camera's frame rate,
+in service tests."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from controller.service.camera import CameraPipeline
+from controller.service.config import Settings
 from controller.tracking import Tracker
 
 FPS = 5
@@ -19,3 +24,14 @@ class Feeder:
             out += self.tracker.step(reading, self.t)
             self.t += 1 / FPS
         return out
+
+
+class _StoppedClock:
+    def monotonic(self) -> float:
+        return 0.0
+
+
+def idle_pipeline(data_dir: Path) -> CameraPipeline:
+    """A `CameraPipeline` with no frame source and a clock that stands still: for driving its
+    tracker by hand."""
+    return CameraPipeline(lambda: None, settings=Settings(data_dir=data_dir), clock=_StoppedClock())

@@ -5,23 +5,17 @@ absolute answers, where one half-hidden piece stalls the game)."""
 from __future__ import annotations
 
 from controller.service.camera import CameraPipeline
-from controller.service.config import Settings
 from controller.tak import Ply, Position
 from controller.tracking import Ask, Tracker
 from controller.tracking.synthetic import hand_reading, position_reading
-from tests.service.feeding import Feeder
+from tests.service.feeding import Feeder, idle_pipeline
 
 START = "x5/x5/x2,22111,x2/x5/x5 1 8"
 
 
-class Clock:
-    def monotonic(self) -> float:
-        return 0.0
-
-
 def _asking_pipeline(tmp_path) -> tuple[CameraPipeline, Position]:
     """A pipeline whose tracker asks which of two spreads with the same tops was played."""
-    pipeline = CameraPipeline(lambda: None, settings=Settings(data_dir=tmp_path), clock=Clock())
+    pipeline = idle_pipeline(tmp_path)
     tracker = Tracker(Position.from_tps(START))
     truth, feed = Position.from_tps(START), Feeder(tracker).feed
     feed(position_reading(truth, height_confidence=0.0), 2.0)

@@ -13,19 +13,14 @@ from controller.store import Journal
 from controller.tak import Ply, Position
 from controller.tracking import Takeback, Tracker
 from controller.tracking.synthetic import hand_reading, position_reading
-from tests.service.feeding import Feeder
+from tests.service.feeding import Feeder, idle_pipeline
 
 PLIES = ("a1", "e5", "c3", "c2")
 
 
-class Clock:
-    def monotonic(self) -> float:
-        return 0.0
-
-
 def _tracker_that_saw_a_takeback(tmp_path) -> tuple[CameraPipeline, Takeback]:
     """A pipeline whose tracker saw four plies played and then c2 and c3 lifted off again."""
-    pipeline = CameraPipeline(lambda: None, settings=Settings(data_dir=tmp_path), clock=Clock())
+    pipeline = idle_pipeline(tmp_path)
     tracker = Tracker(Position(5))
     truth, feed = Position(5), Feeder(tracker).feed
     feed(position_reading(truth, appearance=True), 2.0)
