@@ -78,11 +78,6 @@ class TrackerConfig:
     hold_s: float = DEFAULT_HOLD_S  # the board must hold still this long (seconds)
     commit_margin: float = 0.6  # best must beat the runner-up by this much (cost units)
     match_cost: float = 0.75  # the board may contradict the best hypothesis by at most this
-    # ... and by at most this to be committed without a question (by change): above it, the
-    # reader is 70 % sure a top has the other colour, or calls another kind 0.4 likelier. A ply
-    # nobody saw puts every later placement one turn off, each contradicting the reader by a
-    # little less than the match cost (session 9, seed 23: 4 plies recorded quietly, wrong)
-    quiet_contradiction: float = 0.4
     takeback_depth: int = 20  # how many plies back a takeback may go
     desync_after_s: float = 3.0  # unmatched for this long -> Desync
     # A board that only lacks (part of) one stack the player to move could lift is a spread under
@@ -466,7 +461,7 @@ class Tracker:
             ):
                 needed = max(needed, cfg.count_margin)
         # the reader confidently contradicts the best on a square it alters: never commit that
-        doubted = best.structure is not None and best.contradiction > cfg.quiet_contradiction
+        doubted = best.structure is not None and best.contradiction > cfg.match_cost
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
 
         def close() -> Ask:

@@ -762,18 +762,3 @@ def test_a_ply_that_leaves_alone_a_square_the_reader_turned_against_is_never_rec
     # marked `?`), never committed quietly
     camera = _moved_off_an_unsure_square(0.6, 0.5)
     assert camera.log and isinstance(camera.log[0], Ask)
-
-
-@pytest.mark.parametrize("sure", [0.75, 0.8])
-def test_a_placement_whose_colour_the_reader_doubts_is_asked_about_not_committed(sure):
-    # the rules fix a placed flat's colour; a reader `sure` it has the other one (a contradiction
-    # of 0.5-0.6, under the match cost) is what a ply nobody saw looks like: the turn is off by
-    # one, and every later placement with it (session 9, seed 23: 4 plies recorded quietly)
-    truth, camera = _two_plies_in()
-    truth.play(Ply.from_ptn("c3"))  # light's
-    camera.feed(hand_reading(5), 0.6)
-    reading = camera.reading(truth.stacks())
-    c3 = replace(reading.squares["c3"], color="dark", color_confidence=sure)
-    camera.feed(replace(reading, squares={**reading.squares, "c3": c3}), 1.2)
-    decisions = [type(d).__name__ for d in camera.log]
-    assert decisions == ["Commit", "Commit", "Ask", "Commit"]  # a1, e5 quietly; c3 asked first
