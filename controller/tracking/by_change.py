@@ -41,7 +41,7 @@ seed 14 with the reader reading both new heights right).
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. But where a square's
 look changed even a little and the reader's answer there turned since the last match, the turn
-counts (`_reader_turned`): towards what a hypothesis leaves on a square it alters, as a second
+counts (`_reader_turn`): towards what a hypothesis leaves on a square it alters, as a second
 hint that the square changed (combined with the look's: 1 - (1 - p)(1 - turn / W_OCCUPIED));
 against what a hypothesis leaves on a square it does not alter, as a contradiction, so that
 hypothesis is asked about rather than committed. Next to a piece standing tall the reader's
@@ -222,6 +222,16 @@ class ChangeJudge:
         # the shadow of a wall two squares off; the placement two plies later was recorded in
         # place of both)
         self.reader_flipped = flipped_squares(evidence, self.accepted)
+        # per changed square, how much more surely the reader contradicts it as it stands than
+        # at the last match: what a hypothesis that leaves it alone pays (the same for all, so
+        # taken once). A square misread the same way all along pays nothing (it must never
+        # stall the game); one whose look changed and whose reading turned against the game
+        # must not be left alone quietly (a flat read at 0.75 moved to the next square, its own
+        # square's look changing faintly: the placement next to it fitted the changes as well
+        # and was recorded without a question; bench seed 40, `d4+` as `d5`)
+        self.turned_against = {
+            sq: max(0.0, self._reader_turn(sq, self.before.get(sq, ()))) for sq in self.moved
+        }
         tall = {sq for sq, st in self.before.items() if len(st) >= TALL}
         self.near_tall = {n for sq in tall for n in neighbours(sq, self.size)}
 
@@ -316,11 +326,11 @@ class ChangeJudge:
                 changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
                 contra += against
                 against_heights += against
-            elif changed > 0.0:
+            elif 0.0 < changed < 1.0:
                 # its look changed a little, and the reader turned to what this leaves there:
                 # two hints, each short of sure (bench seed 40: a flat read at 0.75 moved off d4,
                 # d4 read empty at 1.00 but its look changed by 1.15 only, p 0.45)
-                toward = min(1.0, self._reader_turned(sq, new, toward=True) / W_OCCUPIED)
+                toward = min(1.0, max(0.0, -self._reader_turn(sq, new)) / W_OCCUPIED)
                 changed = 1.0 - (1.0 - changed) * (1.0 - toward)
             structure += W_ALTERED * visible * (1.0 - changed)
             ev = self.evidence.get(sq)
@@ -332,8 +342,7 @@ class ChangeJudge:
             if sq in altered:
                 continue
             if sq not in near_risen:  # (next to a tall piece the reader sees phantoms)
-                # (`after` holds the squares a ply touches; the rest stand as before)
-                contra += self._reader_turned(sq, after.get(sq, self.before.get(sq, ())))
+                contra += self.turned_against[sq]
             discount = (
                 (NEXT_TO_TALL_READ if sq in near_tall else 1.0) if sq in self.reader_moved
                 else NEXT_TO_RISEN if sq in near_risen
@@ -349,18 +358,11 @@ class ChangeJudge:
         return Judged(structure + reading, structure, contra, colours, frozenset(altered),
                       height_against=against_heights, **what)
 
-    def _reader_turned(self, square: str, stack: Stack, *, toward: bool = False) -> float:
+    def _reader_turn(self, square: str, stack: Stack) -> float:
         """How much more surely the reader contradicts `stack` on `square` now than when the
-        board last matched (`toward`: how much less surely).
-
-        Against: a square misread the same way all along costs a hypothesis that leaves it alone
-        nothing (it must never stall the game); one whose look changed and whose reading turned
-        against the game must not be left alone quietly (a flat read at 0.75 moved to the next
-        square, its own square's look changing faintly: the placement next to it fitted the
-        changes as well and was recorded without a question; bench seed 40, `d4+` as `d5`)."""
-        turn = (contradiction(stack, self.evidence.get(square))
+        board last matched (negative: less surely)."""
+        return (contradiction(stack, self.evidence.get(square))
                 - contradiction(stack, self.accepted.get(square)))  # fmt: skip
-        return max(0.0, -turn if toward else turn)
 
     def nothing(self) -> Judged:
         return self.judge(self.before, set())
