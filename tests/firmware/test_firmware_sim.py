@@ -200,8 +200,10 @@ def input_of(board) -> tuple[int, bool, int, int]:
     return fw.u16(b, 0), bool(b[2]), b[3], fw.u16(b, 4) | (fw.u16(b, 6) << 16)
 
 
-def wait_input(board, predicate, timeout: float = 5.0) -> tuple[int, bool, int, int]:
-    """Polls GET_INPUT (as the link does) until the reading satisfies `predicate`."""
+def wait_input(board, predicate, timeout: float = 15.0) -> tuple[int, bool, int, int]:
+    """Polls GET_INPUT (as the link does) until the reading satisfies `predicate`. (The timeout
+    only bounds a failure: the emulator runs in step with wall time, and on a machine loaded by
+    other work a 100 ms button sequence once took longer than 5 s to show.)"""
     deadline = time.monotonic() + timeout
     while True:
         reading = input_of(board)
