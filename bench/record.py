@@ -143,6 +143,11 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
                 result.illegal_reports += 1
             elif isinstance(d, Desync):
                 result.desyncs += 1
+    for event in recorder.finish():  # what the last frames left open, as `takboard record`
+        if isinstance(event.decision, Commit | Ask):
+            number = len(recorder.notes)
+            if number in first_still:
+                result.latencies.append(round(recorder.last_t - first_still[number], 3))
     result.frames = len(shots)
 
     notes = recorder.notes

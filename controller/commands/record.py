@@ -93,6 +93,7 @@ class Recorder:
     events: list[Event] = field(default_factory=list)
     result: str | None = None
     frames: int = 0
+    last_t: float = 0.0  # the last frame's time
     _taken: list[PlyNote] = field(default_factory=list)
     # squares whose stacks depend on an unsure ply nobody answered: square -> that ply's number
     _doubt: dict[str, int] = field(default_factory=dict)
@@ -116,6 +117,14 @@ class Recorder:
         if self.debug is not None:
             self.debug.frame(self.frames, frame, reading, self.tracker, out)
         self.frames += 1
+        self.last_t = t
+        return out
+
+    def finish(self) -> list[Event]:
+        """The source has ended: what the tracker still had waiting (`Tracker.finish`)."""
+        out: list[Event] = []
+        for decision in self.tracker.finish():
+            out += self._apply(Event(max(0, self.frames - 1), self.last_t, decision))
         return out
 
     def _apply(self, event: Event) -> list[Event]:
@@ -484,6 +493,8 @@ def _run(args) -> int:
                     print(f"\n  frame {index} (t={event.t:.1f}s): {note}", file=sys.stderr)
             index += 1
             show(index, note)
+    for event in recorder.finish():  # a close call the last frames left open
+        print(f"\n  at the end (t={event.t:.1f}s): {event.describe()}", file=sys.stderr)
     if not args.quiet:
         print(file=sys.stderr)
     if index == 0:

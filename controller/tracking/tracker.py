@@ -209,6 +209,16 @@ class Tracker:
             return [self._desync(stable.evidence)]
         return []
 
+    def finish(self) -> list[Decision]:
+        """The frames have ended (a recording's last frame): a close call still waiting for more
+        still frames to settle it is asked about now, as when a hand comes back. A video may end
+        a second after the last ply (bench seed 120: its last placement 0.5 ahead of a spread,
+        judged on the first still frame, and 0.6 s of frames after that); nothing more will
+        settle it, and a ply that was played must not go unrecorded."""
+        if self._undecided is None:
+            return []
+        return self._ask(self._undecided, self._undecided_matched)
+
     def accept(self, ply: Ply, *, guess: bool = False) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position.
 

@@ -62,6 +62,25 @@ def test_unreadable_heights_mark_the_spread_unsure_and_name_the_alternative():
     assert unsure["c1"] == ["unsure: also b1>"]
 
 
+def test_a_close_call_the_recording_ends_on_is_recorded_unsure_not_lost():
+    # the video stops 0.6 s into the stillness after the last ply, a spread whose counts the
+    # heights cannot tell: judged on the first still frame, too close to commit, and waiting for
+    # more frames (up to 0.8 s of stillness) that never come
+    game = [Ply.from_ptn(p) for p in SAME_TOPS[:11]]
+    shots = list(timeline(5, game, random.Random(3)))
+    last_hand = max(k for k, shot in enumerate(shots) if shot.hand is not None)
+    recorder = Recorder(5, ShotReader(5, height_confidence=0.0), komi=4)
+    for k, shot in enumerate(shots[: last_hand + 5]):  # 4 still frames: 0.6 s at 5 fps
+        recorder.feed(shot, k / 5)
+    assert len(recorder.notes) == 10  # the spread is not decided yet
+    (event,) = recorder.finish()
+    assert isinstance(event.decision, Ask)
+    spread = recorder.notes[-1]
+    assert spread.uncertain and {spread.ply.ptn(), *(p.ptn() for p in spread.alternatives)} == {
+        "3b1+12", "3b1+21"}
+    assert recorder.finish() == []  # nothing more waits
+
+
 def test_corners_option_is_checked():
     assert parse_corners("1,2,3,4,5,6,7,8").shape == (4, 2)
     with pytest.raises(RecordError, match="expected 8 numbers"):
