@@ -105,6 +105,13 @@ HEIGHT_NEWS_CLIP = 2.0  # pieces
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
 STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
+# What a takeback costs before any evidence: players take back a ply or two a game at most, and
+# play one every turn. A spread that leaves the tops of an older position (a flat moved back onto
+# the square it came from, the pieces it covered read as one stack) must not be taken for a
+# takeback on a misread height (fresh bench seed 106, ply 6: b5> taken for "takeback 2", 0.78
+# ahead on c5 read one high instead of two; the game then lost its sync for good). With it, such a
+# tie is asked about as the ply; a real takeback, which no ply explains, is ahead by 2 or more.
+TAKEBACK_PRIOR = 1.0
 
 Stack = tuple[tuple[int, int], ...]
 
@@ -397,7 +404,8 @@ class ChangeJudge:
                 after = position.stacks()
                 altered = {sq for sq in after.keys() | self.before.keys()
                            if after.get(sq, ()) != self.before.get(sq, ())}  # fmt: skip
-                out.append(self.judge(after, altered, back=back))
+                judged = self.judge(after, altered, back=back)
+                out.append(replace(judged, cost=judged.cost + TAKEBACK_PRIOR))
         finally:
             for ply in reversed(popped):
                 position.push(ply)

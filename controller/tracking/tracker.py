@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.tak import FLAT, Ply, Position
-from controller.tracking.by_change import ChangeJudge, Judged
+from controller.tracking.by_change import TAKEBACK_PRIOR, ChangeJudge, Judged
 from controller.tracking.change import changes, light_only, p_changed, p_faint
 from controller.tracking.decisions import (
     Ask,
@@ -281,7 +281,8 @@ class Tracker:
                     popped.append(position.pop())
                 except IndexError:  # started from a TPS: no history before that to go back to
                     break
-                ranked.append(Hypothesis(sum(square_costs(position, evidence).values()), back=back))
+                cost = sum(square_costs(position, evidence).values()) + TAKEBACK_PRIOR
+                ranked.append(Hypothesis(cost, back=back))
         finally:
             for ply in reversed(popped):
                 position.push(ply)

@@ -762,3 +762,18 @@ def test_a_ply_that_leaves_alone_a_square_the_reader_turned_against_is_never_rec
     # marked `?`), never committed quietly
     camera = _moved_off_an_unsure_square(0.6, 0.5)
     assert camera.log and isinstance(camera.log[0], Ask)
+
+
+def test_a_spread_that_leaves_an_older_position_s_tops_is_not_taken_for_a_takeback():
+    # fresh bench seed 106: black moves its flat back from b5 onto c5, where white has just
+    # placed a flat; the tops are those of two plies ago (c5 dark, b5 empty), and the reader reads
+    # c5 one high, not two. A takeback is rarer than a ply: not taken back on a misread height.
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    for ptn in ("c5", "c3", "c3-", "c5<", "c5"):
+        camera.play(truth, ptn)
+    camera.misread = {"c5": ((BLACK, FLAT),)}
+    camera.play(truth, "b5>")
+    assert not [d for d in camera.log if isinstance(d, Takeback)]
+    assert committed(camera.log) == ["c5", "c3", "c3-", "c5<", "c5", "b5>"]
+    assert camera.tracker.position.tps() == truth.tps()
