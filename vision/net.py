@@ -17,6 +17,7 @@ right 99 times in 100 there; tracking relies on that to decide when to ask.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,12 +82,21 @@ class SquareNet:
         np.savez_compressed(path, **arrays)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
-        h = (features - self.mean) / self.scale
-        for i, (W, b) in enumerate(self.layers):
+        W0, b0 = self._first_layer
+        h = features @ W0 + b0
+        for W, b in self.layers[1:]:
+            np.maximum(h, 0.0, out=h)
             h = h @ W + b
-            if i < len(self.layers) - 1:
-                np.maximum(h, 0.0, out=h)
         return h
+
+    @functools.cached_property
+    def _first_layer(self) -> tuple[np.ndarray, np.ndarray]:
+        """The first layer with the input standardisation folded in: ((x - mean) / scale) W + b
+        = x (W / scale) + (b - (mean / scale) W). One pass over the [S, N_FEATURES] input
+        fewer (0.1-0.3 ms a frame). Computed on first use: the weights are final by then."""
+        W, b = self.layers[0]
+        folded = (W / self.scale[:, None]).astype(np.float32)
+        return folded, (b - (self.mean / self.scale) @ W).astype(np.float32)
 
     def predict(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """[S, N_FEATURES] -> (P(kind) [S, 4] over KINDS, P(height) [S, 8] for 1..8)."""

@@ -97,3 +97,17 @@ def test_rendered_examples_are_kept_and_read_back_without_rendering(tmp_path, mo
                                           keep_empty=0.5)  # fmt: skip
     assert np.array_equal(X, X2) and np.array_equal(kind, kind2)
     assert np.array_equal(height, height2)
+
+
+def test_the_shipped_net_s_folded_first_layer_computes_what_standardising_first_does():
+    from vision.net import SquareNet
+
+    net = SquareNet.load()
+    rng = np.random.default_rng(2)
+    x = (rng.normal(size=(40, N_FEATURES)) * net.scale + net.mean).astype(np.float32)
+    h = (x - net.mean) / net.scale  # the standardisation the net was trained with
+    for i, (W, b) in enumerate(net.layers):
+        h = h @ W + b
+        if i < len(net.layers) - 1:
+            h = np.maximum(h, 0.0)
+    assert np.allclose(net.logits(x), h, atol=1e-3)
