@@ -568,9 +568,17 @@ class Tracker:
         plies from a square and the many close calls of a game, one that happens to fit about
         as well is always found (seed 31: a wall 40 plies back taken for a flat, 0.5 ahead).
         Tried in place of a close call: its other candidates, other stones on its square, and the
-        same spread with other counts or drops."""
+        same spread with other counts or drops.
+
+        The game as recorded is weighed the same way as a revision (its best-fitting ply by cost
+        and contradiction, not the ply ranked first by cost alone): weighed otherwise, each of
+        two readings of a close call can look better than the other, and a revision is revised
+        back and forth without end (fresh bench seed 207: ply 24 `Sd2` / `Cd2`, until the
+        recorder's stack overflowed)."""
         cfg = self.config
-        against = best.cost + best.contradiction - HINDSIGHT_MARGIN
+        recorded = self._revision_score(evidence, p, changed, 0.0)
+        against = min(best.cost + best.contradiction,
+                      recorded if recorded is not None else math.inf) - HINDSIGHT_MARGIN
 
         def fits(dearer: float) -> float | None:
             score = self._revision_score(evidence, p, changed, dearer)
