@@ -416,6 +416,11 @@ class Tracker:
             if revised:
                 evaluation.decisions = revised
                 return revised
+        if chosen is None and by_change and self.state != "over":
+            shown = self._shown_by_board(evidence, stable.appearance)
+            if shown:
+                evaluation.decisions = shown
+                return shown
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
@@ -613,6 +618,36 @@ class Tracker:
             self._accepted, self._looks = dict(evidence), appearance
             self.unmatched_since = None
         return revised
+
+    def _shown_by_board(self, evidence, appearance) -> list[Decision]:
+        """The board fits no ply by what changed, but the reader, square by square, reads the
+        position one legal ply on (no square confidently contradicted): a ply whose squares did
+        not all change their look as it would have them (fresh bench seed 204, tilt 39: a
+        capstone moved onto a flat of its colour, from above a dark disc on a dark tile, changed
+        its new square's look by 0.22; the reader read the capstone at 1.00, and the game went
+        out of sync for good). Asked about, never committed quietly, like every ply after a
+        board that did not match; in desync too, where it resumes the recording.
+
+        Judged on every square, so a reader that misreads a square all along (a phantom beside
+        a tall stack) never lets this through: it only catches what the changes missed."""
+        position, cfg = self.position, self.config
+        found: list[tuple[float, Ply]] = []
+        for ply in list(position.legal_plies):
+            played = position.push(ply)
+            try:
+                cost = mismatch(position, evidence)
+            finally:
+                position.pop()
+            if cost <= cfg.match_cost:
+                found.append((cost, played))
+        if not found:
+            return []
+        found.sort(key=lambda f: f[0])
+        out: list[Decision] = [Resynced()] if self.state in ("illegal", "desync") else []
+        self.unmatched_since = None
+        ask = Ask(tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates]),
+                  "the board shows this ply, though not every square it moves looks changed")
+        return out + self._ask(ask, (dict(evidence), appearance))
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by

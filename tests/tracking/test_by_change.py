@@ -637,10 +637,13 @@ def test_the_shadow_of_a_tower_taken_down_is_not_a_change_no_ply_explains():
 
 
 def test_a_change_of_colour_two_squares_from_the_tower_is_not_its_shadow():
-    # the control: the same squares changed as much, but in one colour channel only
+    # the control: the same squares changed as much, but in one colour channel only: not the
+    # shadow, so no ply fits what changed; the reader reads every square as the spread leaves
+    # them, so it is asked about (`_shown_by_board`), never committed quietly
     truth, camera = _seen(_TOWER)
     tinted = {"a4": np.float32([9.0, 0.0, 0.0]), "b4": np.float32([9.0, 0.0, 0.0])}
-    assert [type(d) for d in _played_with_looks(camera, truth, "3b2>21", tinted)] == [Illegal]
+    (ask,) = _played_with_looks(camera, truth, "3b2>21", tinted)
+    assert isinstance(ask, Ask) and "shows this ply" in ask.reason
 
 
 def _wall_on_d5_and_b3_darkened(reader_sees_a_piece: bool) -> tuple[list, Camera]:
@@ -680,9 +683,15 @@ def test_a_flat_dropped_on_a_tower_whose_top_is_out_of_its_squares_sight_is_stil
 
 def test_the_top_of_a_low_stack_that_changed_unseen_is_a_board_no_ply_explains():
     # the control: on a stack of three the top is in sight, and a new top that changed nothing
-    # there cannot be what happened
+    # there cannot be what happened by what changed; the reader reads c4's new top, so the ply
+    # is asked about (`_shown_by_board`), never committed quietly
     truth, camera = _seen("x5/x2,121,2,x/x5/x5/x5 2 6")
-    # (d4 lost its piece and nothing else changed: black may be holding it, so the alarm waits)
+    (ask,) = _played_with_looks(camera, truth, "d4<", {"c4": 0.0})
+    assert isinstance(ask, Ask) and "shows this ply" in ask.reason
+    # and where the reader does not see it either, no ply explains the board: d4 lost its piece
+    # and nothing else changed (black may be holding it, so the alarm waits), then illegal
+    truth, camera = _seen("x5/x2,121,2,x/x5/x5/x5 2 6")
+    camera.misread = {"c4": ((WHITE, FLAT), (BLACK, FLAT), (WHITE, FLAT))}
     assert _played_with_looks(camera, truth, "d4<", {"c4": 0.0}) == []
     assert [type(d) for d in camera.feed(camera.last_reading, 1.6)] == [Illegal]
 
@@ -777,3 +786,18 @@ def test_a_spread_that_leaves_an_older_position_s_tops_is_not_taken_for_a_takeba
     assert not [d for d in camera.log if isinstance(d, Takeback)]
     assert committed(camera.log) == ["c5", "c3", "c3-", "c5<", "c5", "b5>"]
     assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_ply_the_reader_reads_on_every_square_is_asked_about_though_its_look_did_not_change():
+    # fresh bench seed 204 (tilt 37): a capstone moved onto a flat of its colour, from above a
+    # dark disc on a dark tile: its new square's look changed by 0.22, under the noise, while
+    # the squares behind the capstone's old and new places changed a lot (one uncovered, one
+    # hidden now), so by what changed no ply fits; but the reader read every square as the ply
+    # leaves them. Asked about (not reported illegal, then out of sync for the rest of the game).
+    truth, camera = _seen("x5/x5/x2,1C,1,x/x5/x5 1 8")
+    decisions = _played_with_looks(camera, truth, "c3>", {"d3": 0.0, "c4": 5.0, "d4": 5.0})
+    assert not [d for d in decisions if isinstance(d, Illegal)]
+    (ask,) = [d for d in decisions if isinstance(d, Ask)]
+    assert ask.candidates[0].ply.ptn() == "c3>"
+    assert "shows this ply" in ask.reason
+    assert camera.tracker.position.tps() == truth.tps()  # (accepted, as the recorder does)
