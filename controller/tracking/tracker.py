@@ -416,7 +416,7 @@ class Tracker:
             if revised:
                 evaluation.decisions = revised
                 return revised
-        if chosen is None and by_change and self.state != "over":
+        if chosen is None and by_change and self.state in ("tracking", "illegal", "desync"):
             shown = self._shown_by_board(evidence, stable.appearance)
             if shown:
                 evaluation.decisions = shown
