@@ -4,13 +4,16 @@
     for reading, t in frames:                 # t in seconds, from the frame source
         for decision in tracker.step(reading, t):
             ...                               # Commit / Ask / Takeback / Illegal / Desync / ...
+    tracker.finish()                          # a recording ended: a close call still open is asked
 
 How one stable board is judged (see `gate.py` for when a board counts as stable):
 1. Hypotheses, all produced by the rules engine: "nothing happened" (the current position), every
    legal ply of the current position (`legal_plies`, push/pop), and every position of the last
-   `takeback_depth` plies (pop/push). Each is scored against the evidence (`scoring.py`).
+   `takeback_depth` plies (pop/push). Each is scored against the evidence (`scoring.py`); a
+   takeback starts `TAKEBACK_PRIOR` dearer (players play a ply every turn, take one back rarely).
 2. If the board confidently contradicts even the best hypothesis (`scoring.mismatch` above
-   `match_cost`: about one square read surely wrong), the board is in an
+   `match_cost`: about one square read surely wrong), and the reader does not read it square by
+   square as one legal ply on (then that ply is asked about), the board is in an
    illegal or unknown state: `Illegal(squares that differ from the current position)`. If that lasts
    `desync_after_s`, `Desync(expected TPS)`: nothing is recorded until the board matches again,
    which
