@@ -495,6 +495,10 @@ def _run(args) -> int:
             show(index, note)
     for event in recorder.finish():  # a close call the last frames left open
         print(f"\n  at the end (t={event.t:.1f}s): {event.describe()}", file=sys.stderr)
+    if recorder.tracker.hand_left_no_trace:
+        print("\n  at the end: a hand came and went after the last recorded ply and the board "
+              "looked the same; a ply that only moves pieces onto stacks with the same top "
+              "would not show: check the game's last move", file=sys.stderr)  # fmt: skip
     if not args.quiet:
         print(file=sys.stderr)
     if index == 0:

@@ -222,6 +222,15 @@ class Tracker:
             return []
         return self._ask(self._undecided, self._undecided_matched)
 
+    @property
+    def hand_left_no_trace(self) -> bool:
+        """Since the last ply or takeback, a hand came and went and the board looked as before.
+        Usually nothing (a piece straightened); but a piece moved onto a stack with the same top
+        changes no square's look from above, and such a ply is only found when a later board
+        shows it was missed (`_missed`). At the end of a recording nothing later will: the
+        recorder says so (fresh bench seed 114: its last ply, `e5-` at tilt 4)."""
+        return self._quiet is not None
+
     def accept(self, ply: Ply, *, guess: bool = False) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position.
 

@@ -801,3 +801,15 @@ def test_a_ply_the_reader_reads_on_every_square_is_asked_about_though_its_look_d
     assert ask.candidates[0].ply.ptn() == "c3>"
     assert "shows this ply" in ask.reason
     assert camera.tracker.position.tps() == truth.tps()  # (accepted, as the recorder does)
+
+
+def test_a_hand_that_left_no_trace_is_known_until_the_next_ply():
+    # what `takboard record` warns of at the end of a recording: a ply changing no look would be
+    # found only by a later board, and after the last frame there is none
+    truth, camera = _two_plies_in()
+    assert not camera.tracker.hand_left_no_trace
+    camera.feed(hand_reading(5), 0.6)  # a hand comes and goes; nothing changed
+    camera.board(truth)
+    assert camera.tracker.hand_left_no_trace
+    camera.play(truth, "d4")
+    assert not camera.tracker.hand_left_no_trace
