@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from controller.tracking.synthetic import square_names
 from vision.appearance import BINS
 from vision.reading import BoardReading, SquareReading
 
@@ -23,12 +24,8 @@ KINDS = (None, "flat", "wall", "cap")
 FLAGS = ("board_found", "occluded", "moving", "relocalised")
 
 
-def _names(size: int) -> list[str]:
-    return [f"{'abcdefgh'[f]}{r + 1}" for r in range(size) for f in range(size)]
-
-
 def save_readings(path, size: int, readings: list[BoardReading], plies: list[str], source: str):
-    names = _names(size)
+    names = square_names(size)
     F, S = len(readings), len(names)
     flags = np.zeros((F, len(FLAGS)), bool)
     confidence = np.zeros(F)
@@ -57,7 +54,7 @@ def load_readings(path: Path) -> tuple[int, list[BoardReading], list[str]]:
     with np.load(path) as stored:
         data = {key: stored[key] for key in stored.files}  # (each access would unzip again)
         size = int(data["size"])
-        names = _names(size)
+        names = square_names(size)
         readings = []
         for i in range(len(data["flags"])):
             squares = {}
