@@ -109,6 +109,19 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
 
     result = GameResult(seed, size, round(tilt, 1), len(truth), 0, 0, 0, 0, 0, 0)
     first_still: dict[int, float] = {}
+
+    def tally(events) -> None:
+        for event in events:
+            d = event.decision
+            if isinstance(d, Commit | Ask):
+                number = len(recorder.notes)
+                if number in first_still:
+                    result.latencies.append(round(event.t - first_still[number], 3))
+            elif isinstance(d, Illegal):
+                result.illegal_reports += 1
+            elif isinstance(d, Desync):
+                result.desyncs += 1
+
     for k, shot in enumerate(shots):
         t = k / fps
         if shot.still and shot.done not in first_still and shot.done > 0:
@@ -133,21 +146,8 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
         started = time.process_time()
         events = recorder.feed(frame, t)
         result.record_s += time.process_time() - started
-        for event in events:
-            d = event.decision
-            if isinstance(d, Commit | Ask):
-                number = len(recorder.notes)
-                if number in first_still:
-                    result.latencies.append(round(t - first_still[number], 3))
-            elif isinstance(d, Illegal):
-                result.illegal_reports += 1
-            elif isinstance(d, Desync):
-                result.desyncs += 1
-    for event in recorder.finish():  # what the last frames left open, as `takboard record`
-        if isinstance(event.decision, Commit | Ask):
-            number = len(recorder.notes)
-            if number in first_still:
-                result.latencies.append(round(recorder.last_t - first_still[number], 3))
+        tally(events)
+    tally(recorder.finish())  # what the last frames left open, as `takboard record`
     result.frames = len(shots)
 
     notes = recorder.notes
