@@ -112,6 +112,17 @@ STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
 # ahead on c5 read one high instead of two; the game then lost its sync for good). With it, such a
 # tie is asked about as the ply; a real takeback, which no ply explains, is ahead by 2 or more.
 TAKEBACK_PRIOR = 1.0
+# Two plies at once (`ChangeJudge.pairs`): each must change the top of a square whose look surely
+# changed (p >= SURELY_CHANGED), and every top either changes must be on a square whose look
+# changed at least a little (p >= LOOK_CHANGED). Plies that change no top are `_missed`'s to find
+# (tracker): a pair of them could explain any board, and judging every pair costs too much.
+SURELY_CHANGED = 0.5
+LOOK_CHANGED = 0.2
+# ... and the stacks it leaves may hold at most this many pieces more than the reader counts on
+# them (heights weighed by their confidence): a spread still under way, the rest of the stack in a
+# hand out of view, looks like a pair that piled the missing pieces out of sight (a flat dropped
+# on c3 from a stack lifted off c2 = "c2+, then 2c2+" with c3 three high, read one high)
+UNSEEN_PIECES = 1.5
 
 Stack = tuple[tuple[int, int], ...]
 
@@ -130,6 +141,7 @@ class Judged:
     back: int = 0
     # the part of `contradiction` from heights the reader saw NOT change as the hypothesis says
     height_against: float = 0.0
+    then: Ply | None = None  # two plies at once (`ChangeJudge.pairs`): `ply`, then this one
 
 
 def colour_contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
@@ -390,6 +402,68 @@ class ChangeJudge:
                 judged = replace(judged, cost=judged.cost + STONE_PRIOR[ply.stone])
             out.append(judged)
         return out
+
+    def pairs(self) -> list[Judged]:
+        """Two plies, the player to move's and the reply, with no still board between them (a
+        quick reply: the second hand came in as the first left, or the camera's view of the
+        pause was blocked). Each judged as one hypothesis on the board as both leave it, with
+        `ply` the first and `then` the second, both placements paying their stone prior.
+        Only pairs whose plies each show (`_shows`) are judged: one ply per changed square or
+        two, a handful of pairs, where all of them would be tens of thousands."""
+        position, size = self.position, self.size
+        sure = {sq for sq, p in self.p.items() if p >= SURELY_CHANGED}
+        looked = {sq for sq, p in self.p.items() if p >= LOOK_CHANGED}
+        if not sure:
+            return []
+        out = []
+        for first in list(position.legal_plies):
+            played = position.push(first)
+            try:
+                mid = {sq: position.stack(sq) for sq in first.squares(size)}
+                if not self._shows(self.before, mid, sure, looked):
+                    continue
+                for second in list(position.legal_plies):
+                    touched = second.squares(size)
+                    reply = position.push(second)
+                    try:
+                        last = {sq: position.stack(sq) for sq in touched}
+                    finally:
+                        position.pop()
+                    if not self._shows({**self.before, **mid}, last, sure, looked):
+                        continue
+                    after = {**mid, **last}
+                    altered = {sq for sq, st in after.items() if st != self.before.get(sq, ())}
+                    if self._unseen_pieces(after, altered) >= UNSEEN_PIECES:
+                        continue
+                    judged = self.judge(after, altered, ply=played, then=reply)
+                    prior = sum(STONE_PRIOR[q.stone] for q in (first, second) if q.is_placement)
+                    out.append(replace(judged, cost=judged.cost + prior))
+            finally:
+                position.pop()
+        return out
+
+    def _unseen_pieces(self, after: Mapping[str, Stack], squares: set[str]) -> float:
+        """How many more pieces `after` has on `squares` than the reader counts there, each
+        square's count weighed by its height confidence (squares read empty count as empty)."""
+        out = 0.0
+        for sq in squares:
+            ev = self.evidence.get(sq)
+            if ev is None:
+                continue
+            seen = ev.height if ev.p_occupied >= 0.5 else 0.0
+            weight = ev.height_weight if ev.p_occupied >= 0.5 else 1.0
+            out += weight * (len(after.get(sq, ())) - seen)
+        return out
+
+    @staticmethod
+    def _shows(before: Mapping[str, Stack], after: Mapping[str, Stack], sure: set[str],
+               looked: set[str]) -> bool:  # fmt: skip
+        """Does a ply that leaves `after` (its squares) show on a board whose looks changed on
+        `looked` and surely on `sure`: a top it changes on a surely changed square, and none
+        where nothing changed?"""
+        tops = [sq for sq, st in after.items()
+                if (st[-1] if st else None) != (before[sq][-1] if before.get(sq) else None)]
+        return any(sq in sure for sq in tops) and all(sq in looked for sq in tops)
 
     def takebacks(self, depth: int) -> list[Judged]:
         position = self.position

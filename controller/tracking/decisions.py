@@ -11,6 +11,12 @@ from controller.tak import Outcome, Ply
 class Candidate:
     ply: Ply
     cost: float  # disagreement with the reading; lower is better
+    # two plies seen at once: the reply the board shows played right after `ply` (accepting
+    # `ply` records both)
+    then: Ply | None = None
+
+    def describe(self) -> str:
+        return self.ply.ptn() if self.then is None else f"{self.ply.ptn()} then {self.then.ptn()}"
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.tak import FLAT, Ply, Position
-from controller.tracking.by_change import TAKEBACK_PRIOR, ChangeJudge, Judged
+from controller.tracking.by_change import (
+    SURELY_CHANGED,
+    TAKEBACK_PRIOR,
+    ChangeJudge,
+    Judged,
+)
 from controller.tracking.change import changes, light_only, p_changed, p_faint
 from controller.tracking.decisions import (
     Ask,
@@ -74,6 +79,10 @@ HINDSIGHT_MARGIN = 0.75
 # been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
 # next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
 MISSED_FLAT_CHANGE = 0.5
+# A pair of plies is asked about instead of one ply that fits only by excusing a piece the reader
+# saw arrive (`_pair_instead`) when it fits better by this much: about one square read surely
+# wrong, as for a revision in hindsight (HINDSIGHT_MARGIN)
+PAIR_MARGIN = 0.75
 
 
 @dataclass(frozen=True)
@@ -247,6 +256,10 @@ class Tracker:
             others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
+        then = next((c.then for c in asked.candidates if c.ply == played), None) if asked else None
+        if then is not None and then in self.position.legal_plies:  # two plies seen at once
+            reply = self.position.play(then)
+            out.append(Commit(reply, 0.0, self.position.ply_count))
         # a revised ply: the plies recorded after it are played again on top of the answer
         for later in self._replay:
             again = self.position.play(later)
@@ -433,6 +446,11 @@ class Tracker:
             if shown:
                 evaluation.decisions = shown
                 return shown
+        if chosen is None and by_change and self.state in ("tracking", "illegal"):
+            both = self._two_plies(evidence, p, changed, stable.appearance)
+            if both:
+                evaluation.decisions = both
+                return both
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
@@ -505,6 +523,11 @@ class Tracker:
             alike.sort(key=lambda h: h.cost + h.height_against)
             return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
 
+        if best.ply is not None and by_change and not after_unmatched:
+            both = self._pair_instead(evidence, p, changed, best, stable.appearance)
+            if both:
+                evaluation.decisions = both
+                return both
         if best.ply is not None or best.back:
             self._quiet = None  # a ply missed before this one can no longer be told (`_missed`)
         if best.ply is not None:
@@ -660,6 +683,64 @@ class Tracker:
         ask = Ask(tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates]),
                   "the board shows this ply, though not every square it moves looks changed")
         return out + self._ask(ask, (dict(evidence), appearance))
+
+    def _two_plies(self, evidence, p, changed, appearance) -> list[Decision]:
+        """The board fits no ply, but two, the player to move's and then the reply, played with no
+        still board between them: a quick reply (the second hand came in as the first left), or
+        a pause the camera did not see (a hand gate that flagged the whole of it). Without this
+        the board was illegal and then out of sync for good, until the players took both plies
+        back. Asked about, never committed quietly: judging every pair is many more chances of
+        a fit by chance, and a question costs one confirmation. Candidates are the best pair
+        for each first ply, best first; accepting the first records both (`accept`)."""
+        candidates = self._pairs(evidence, p, changed)
+        if not candidates:
+            return []
+        out: list[Decision] = [Resynced()] if self.state == "illegal" else []
+        self.unmatched_since = None
+        self._quiet = None
+        ask = Ask(candidates, f"two plies at once: {candidates[0].describe()}")
+        return out + self._ask(ask, (dict(evidence), appearance))
+
+    def _pairs(self, evidence, p, changed) -> tuple[Candidate, ...]:
+        """Pairs of plies that fit the board by change, and that the reader does not confidently
+        contradict (a pair may pile pieces out of the reader's sight, and only its heights then
+        tell it from a spread still in hand): the best for each first ply, best first, scored
+        by cost and contradiction."""
+        cfg = self.config
+        judge = self._judge(self.position, evidence, p, changed)
+        fitting = sorted((j for j in judge.pairs()
+                          if self._fits_by_change(j) and j.contradiction <= cfg.match_cost),
+                         key=lambda j: j.cost + j.contradiction)  # fmt: skip
+        best: dict[Ply, Judged] = {}
+        for j in fitting:
+            best.setdefault(j.ply, j)  # type: ignore[arg-type]
+        return tuple(Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
+                     for j in list(best.values())[: cfg.max_candidates])  # fmt: skip
+
+    def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance) -> list[Decision]:
+        """The board fits `best`, one ply, but only by excusing a square it leaves alone where the
+        look surely changed and the reader saw a piece come or go (a phantom in a stack's
+        shadow, as the reader sometimes sees): is that the reply, made before the board was
+        still? Bench-style board: `c3-` onto a flat, and black's flat placed beside it at once,
+        recorded as `c3-` alone (d3 excused as a phantom next to a stack of two), and black's
+        flat never. When a pair fits clearly better (`PAIR_MARGIN`), the pair is asked about,
+        the best single plies after it."""
+        assert best.ply is not None
+        touched = set(best.ply.squares(self.position.size))
+        arrived = [sq for sq in flipped_squares(evidence, self._accepted or {})
+                   if sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED]  # fmt: skip
+        if not arrived:
+            return []
+        pairs = self._pairs(evidence, p, changed)
+        single = best.cost + best.contradiction
+        if not pairs or pairs[0].cost > single - PAIR_MARGIN:
+            return []
+        alone = Candidate(best.ply, single)
+        candidates = (*pairs, *([alone] if all(c.ply != best.ply for c in pairs) else []))
+        ask = Ask(candidates[: self.config.max_candidates],
+                  f"two plies at once: {pairs[0].describe()} (or {best.ply.ptn()} alone)")
+        self._quiet = None
+        return self._ask(ask, (dict(evidence), appearance))
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by
