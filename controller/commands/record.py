@@ -154,7 +154,12 @@ class Recorder:
             self._wall_doubt.update(walls)
             self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
             for follow in follows[1:]:
-                if isinstance(follow, Commit):  # plies played again after a revised one
+                if isinstance(follow, Commit) and best.then is not None:
+                    # the reply seen at once with it: as unsure as the ply before it
+                    why = f"made before the board was still after {best.ply.ptn()}"
+                    self._write(PlyNote(follow.ply, True, (), why))
+                    events.append(Event(event.frame, event.t, follow))
+                elif isinstance(follow, Commit):  # plies played again after a revised one
                     taken = self._taken.pop(0) if self._taken else None
                     self._write(taken if taken and taken.ply == follow.ply else PlyNote(follow.ply))
                     events.append(Event(event.frame, event.t, follow))

@@ -2,7 +2,8 @@
 `takboard record` through the real vision reader and the tracker, compared with the game played.
 
 Each test renders a short game (a few seconds of CPU); together they cover a clean game with its
-debug images, a hand resting over the board for 10 s, and the camera bumped mid-game.
+debug images, a hand resting over the board for 10 s, the camera bumped mid-game, and a reply
+made before the board was still.
 """
 
 from __future__ import annotations
@@ -109,6 +110,22 @@ def test_camera_bumped_mid_game_loses_no_ply(tmp_path):
     assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
     assert checked(out, plies) >= len(plies) - 1
+
+
+@pytest.mark.slow
+def test_a_reply_made_before_the_board_was_still_is_recorded_as_two_plies(tmp_path):
+    plies = GAME[:6]
+    shots = shots_of(5, plies, seed=5)
+    # the hand that played d4 (ply 4) leaves as the next comes in to play c3: no still board
+    shots = [s for s in shots if not (s.still and s.done == 4)]
+    render_folder(tmp_path / "frames", shots, 5)
+    out = tmp_path / "game.ptn"
+    assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
+                     "--quiet"]) == 0  # fmt: skip
+    assert checked(out, plies) == len(plies)
+    moves = ptn.parse_game(out.read_text()).moves
+    assert [m.annotation for m in moves[3:5]] == ["?", "?"]  # asked about, as a pair
+    assert "two plies at once: d4 then c3" in " ".join(moves[3].comments_after)
 
 
 @pytest.mark.slow
