@@ -318,10 +318,17 @@ class BoardService:
         async with self.lock:
             played, pending = await asyncio.to_thread(self.session.resolve, ambiguity_id, choice)
             self.problem = {}
+            follows = []
             if self.camera is not None:
-                self.camera.answered(played, self.session.position)
+                follows = self.camera.answered(played, self.session.position)
             self.bus.publish("ambiguity_resolved", {"id": pending.id, "ptn": played.ptn()})
             await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
+            for reply in follows:  # two plies seen at once: the reply, confirmed with the first
+                try:
+                    await self._play_locked(reply, source="camera")
+                except WrongMoveError:  # not the computer's ply: reported; judge the board anew
+                    self.camera.resync()  # type: ignore[union-attr]
+                    break
             return played
 
     async def withdraw_question(self) -> None:

@@ -258,23 +258,34 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def answered(self, ply, position) -> None:
+    def answered(self, ply, position) -> list:
         """The camera's own question was answered with `ply` (now played in `position`). The
         board has not changed since the tracker asked, so it keeps its picture of the board (what
         each square looked like) and plays the answer; a fresh tracker would have to judge the
         whole board again from the reader's absolute answers, where a half-hidden piece can
-        stall the game. Anything unexpected: rebuild it (`resync`)."""
+        stall the game. Anything unexpected: rebuild it (`resync`).
+
+        -> the plies the board shows played after the answer, to be recorded next: the reply of
+        two plies seen at once (the question was about the pair; `Candidate.then`)."""
         tracker = self.tracker
         if tracker is None or self._resync or tracker.pending is None:
             self._resync = True
-            return
+            return []
         try:
-            tracker.accept(ply)
+            follows = [d.ply for d in tracker.accept(ply)[1:] if isinstance(d, Commit)]
         except TakError:  # not legal in the tracked position: they disagree
             self._resync = True
-            return
-        if tracker.position.tps() != position.tps():
+            return []
+        expected = position.copy()
+        try:
+            for later in follows:
+                expected.play(later)
+        except TakError:
+            follows = []
+        if tracker.position.tps() != expected.tps():
             self._resync = True
+            return []
+        return follows
 
     def took_back(self, position) -> None:
         """The camera's own takeback (the board went back to an earlier position) was recorded:
