@@ -408,30 +408,34 @@ class ChangeJudge:
         quick reply: the second hand came in as the first left, or the camera's view of the
         pause was blocked). Each judged as one hypothesis on the board as both leave it, with
         `ply` the first and `then` the second, both placements paying their stone prior.
-        Only pairs whose plies each show (`_shows`) are judged: one ply per changed square or
-        two, a handful of pairs, where all of them would be tens of thousands."""
+        Only pairs that could show are judged: each ply touches a square whose look surely
+        changed, and of the tops the two change together, one is on such a square and none
+        where the look did not change (the reply may undo a top the first changed: a piece
+        moved onto a stack that the reply then spreads on). A handful of pairs, where all of
+        them would be tens of thousands."""
         position, size = self.position, self.size
         sure = {sq for sq, p in self.p.items() if p >= SURELY_CHANGED}
         looked = {sq for sq, p in self.p.items() if p >= LOOK_CHANGED}
         if not sure:
             return []
+
+        def touches_sure(ply: Ply) -> bool:
+            return any(sq in sure for sq in ply.squares(size))
+
         out = []
-        for first in list(position.legal_plies):
+        for first in [q for q in position.legal_plies if touches_sure(q)]:
             played = position.push(first)
             try:
                 mid = {sq: position.stack(sq) for sq in first.squares(size)}
-                if not self._shows(self.before, mid, sure, looked):
-                    continue
-                for second in list(position.legal_plies):
+                for second in [q for q in position.legal_plies if touches_sure(q)]:
                     touched = second.squares(size)
                     reply = position.push(second)
                     try:
-                        last = {sq: position.stack(sq) for sq in touched}
+                        after = {**mid, **{sq: position.stack(sq) for sq in touched}}
                     finally:
                         position.pop()
-                    if not self._shows({**self.before, **mid}, last, sure, looked):
+                    if not self._shows(after, sure, looked):
                         continue
-                    after = {**mid, **last}
                     altered = {sq for sq, st in after.items() if st != self.before.get(sq, ())}
                     if self._unseen_pieces(after, altered) >= UNSEEN_PIECES:
                         continue
@@ -455,12 +459,11 @@ class ChangeJudge:
             out += weight * (len(after.get(sq, ())) - seen)
         return out
 
-    @staticmethod
-    def _shows(before: Mapping[str, Stack], after: Mapping[str, Stack], sure: set[str],
-               looked: set[str]) -> bool:  # fmt: skip
-        """Does a ply that leaves `after` (its squares) show on a board whose looks changed on
-        `looked` and surely on `sure`: a top it changes on a surely changed square, and none
-        where nothing changed?"""
+    def _shows(self, after: Mapping[str, Stack], sure: set[str], looked: set[str]) -> bool:
+        """Does a hypothesis that leaves `after` (its squares) show on a board whose looks
+        changed on `looked` and surely on `sure`: a top it changes on a surely changed square,
+        and none where nothing changed?"""
+        before = self.before
         tops = [sq for sq, st in after.items()
                 if (st[-1] if st else None) != (before[sq][-1] if before.get(sq) else None)]
         return any(sq in sure for sq in tops) and all(sq in looked for sq in tops)

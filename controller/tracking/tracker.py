@@ -441,16 +441,18 @@ class Tracker:
             if revised:
                 evaluation.decisions = revised
                 return revised
+        if chosen is None and by_change and self.state in ("tracking", "illegal"):
+            # (before the reader's whole-board reading of one ply: a pair that explains every
+            # change beats one ply that leaves a square surely changed unexplained)
+            both = self._two_plies(evidence, p, changed, stable.appearance)
+            if both:
+                evaluation.decisions = both
+                return both
         if chosen is None and by_change and self.state in ("tracking", "illegal", "desync"):
             shown = self._shown_by_board(evidence, stable.appearance)
             if shown:
                 evaluation.decisions = shown
                 return shown
-        if chosen is None and by_change and self.state in ("tracking", "illegal"):
-            both = self._two_plies(evidence, p, changed, stable.appearance)
-            if both:
-                evaluation.decisions = both
-                return both
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
