@@ -3,6 +3,7 @@
     python bench/record.py                 # 50 seeded games (the issue's benchmark)
     takboard bench record --games 5        # a quick run
     takboard bench record --reader synthetic --games 200   # tracking alone, no pictures
+    python bench/record.py --seed 301 --games 24 --quick-replies 0.2   # a fifth answered at once
 
 Each game: a seeded size (4-7), length (20-60 plies), camera tilt (0-40 degrees), room and lighting
 (`vision.sim.random_setup`), and a game of legal plies played the way people play
@@ -19,7 +20,9 @@ Figures (issue 5 targets in brackets):
   latency p50 / p95           first still frame after the hand left -> commit   [p95 <= 1.0 s]
 plus plies marked unsure, illegal/desync reports, and CPU time per frame (render, read+track).
 `--reader synthetic` replaces rendering + vision with readings made from the true board (seeded
-noise): it measures the tracker alone and is labelled as such in the output.
+noise): it measures the tracker alone and is labelled as such in the output. `--quick-replies
+SHARE` drops the still board after that share of plies (the reply's hand comes in as the ply's
+leaves: two plies at once, which the issue's games never have).
 """
 
 from __future__ import annotations
@@ -84,13 +87,13 @@ class SyntheticReader:
 
 
 def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int, int] | None,
-              write_frames: Path | None = None) -> GameResult:  # fmt: skip
+              write_frames: Path | None = None, quick: float = 0.0) -> GameResult:  # fmt: skip
     rng = random.Random(seed)
     size = rng.choice((4, 5, 6, 7))
     length = rng.randint(20, 60)
     tilt = rng.uniform(0.0, 40.0)
     truth = random_game(size, length, rng)
-    shots = list(timeline(size, truth, rng, fps=fps))
+    shots = list(timeline(size, truth, rng, fps=fps, quick_rate=quick))
 
     if reader_kind == "real":
         from vision.reader import BoardReader
@@ -191,8 +194,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1,
                         help="games played in parallel processes (1; the machine may be shared)")
     parser.add_argument("--json", type=Path, help="write the figures and per-game results here")
+    parser.add_argument("--quick-replies", type=float, default=0.0, metavar="SHARE",
+                        help="share of plies answered at once, with no still board between the "
+                             "two (0: the board is still after every ply, as the issue's games)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
+    if not 0.0 <= args.quick_replies <= 1.0:
+        parser.error(f"--quick-replies {args.quick_replies}: a share, 0..1")
     width, _, height = args.resolution.partition("x")
     try:
         resolution = (int(width), int(height))
@@ -203,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     seeds = [args.seed + i for i in range(args.games)]
     play = functools.partial(play_game, reader_kind=args.reader, fps=args.fps,
-                             resolution=resolution, write_frames=args.write_frames)  # fmt: skip
+                             resolution=resolution, write_frames=args.write_frames,
+                             quick=args.quick_replies)  # fmt: skip
     if args.jobs > 1:
         pool = multiprocessing.get_context("spawn").Pool(args.jobs)
         games = pool.imap(play, seeds)
@@ -249,11 +258,13 @@ def main(argv: list[str] | None = None) -> int:
         "wall_s": round(time.perf_counter() - started, 1),
         "jobs": args.jobs,
         "resolution": args.resolution if args.reader == "real" else None,
+        "quick_replies": args.quick_replies,
     }
     label = ("real renderer + vision reader" if args.reader == "real"
              else "SYNTHETIC readings (tracker alone)")  # fmt: skip
     print(f"auto-recording benchmark, {label}, seeds {args.seed}..{args.seed + args.games - 1}")
-    print(f"  games {summary['games']}, plies {plies}, frames {frames} at {args.fps:g} fps")
+    print(f"  games {summary['games']}, plies {plies}, frames {frames} at {args.fps:g} fps"
+          + (f", {args.quick_replies:.0%} of plies answered at once" if args.quick_replies else ""))
     print(f"  plies recorded exactly   {summary['plies_exact_pct']:.2f} %   (target >= 99.5 %)")
     print(f"  games recorded perfectly {summary['games_perfect_pct']:.1f} %   (target >= 95 %)")
     print(f"  silent errors            {summary['silent_errors']}        (target 0)")

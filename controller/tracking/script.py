@@ -106,10 +106,16 @@ def timeline(
     start_s: float = 2.0,
     still_s: tuple[float, float] = (1.0, 1.6),
     two_motion_rate: float = 0.15,
+    quick_rate: float = 0.0,
     opening: str = "swap",
 ) -> Iterator[Shot]:
-    """Every frame of the game being played, in order (see the module docstring)."""
+    """Every frame of the game being played, in order (see the module docstring).
+
+    `quick_rate`: the share of plies answered at once, the next hand coming in as this one
+    leaves, with no still board between the two (the tracker sees two plies at once); never two
+    in a row. 0 leaves the seeded games exactly as they were (no random draw is made for it)."""
     position = Position(size, opening=opening)
+    quick = False  # the last ply was answered at once
     for _ in range(round(start_s * fps)):
         yield Shot({}, None, 0, True)
     for done, ply in enumerate(plies):
@@ -162,5 +168,9 @@ def timeline(
             last = origin
         yield Shot(after, hand_at(last), done + 1, False)
         yield Shot(after, hand_at(last, 0.35), done + 1, False)  # leaving over the edge
+        if quick_rate and done + 1 < len(plies) and not quick and rng.random() < quick_rate:
+            quick = True  # the reply's hand is already coming in
+            continue
+        quick = False  # (a reply answered at once in turn: three plies, rare enough to leave out)
         for _ in range(round(rng.uniform(*still_s) * fps)):
             yield Shot(after, None, done + 1, True)
