@@ -293,7 +293,8 @@ class BoardService:
         self._computer_turn()
 
     async def ask(
-        self, candidates: list[Ply], scores: list[float], reason: str = ""
+        self, candidates: list[Ply], scores: list[float], reason: str = "",
+        then: list[Ply | None] | None = None,
     ) -> Ambiguity | None:
         """The camera saw a change several plies explain: hold it and ask the players (None: one
         of them was the computer's own ply, which is then recorded without asking)."""
@@ -306,11 +307,13 @@ class BoardService:
             pending = self.session.ambiguity
             if pending is not None and pending.candidates == list(candidates):
                 return pending  # the same question, still on the board: do not ask twice
-            amb = self.session.ask(candidates, scores, reason)
+            amb = self.session.ask(candidates, scores, reason, then)
             self.bus.publish("ambiguity", {"id": amb.id,
                                            "candidates": [c.ptn() for c in candidates],
                                            "scores": [round(s, 4) for s in scores],
-                                           "reason": reason})
+                                           "reason": reason,
+                                           "then": [None if t is None else t.ptn()
+                                                    for t in amb.then]})
             await self._show_leds()
             return amb
 

@@ -509,7 +509,8 @@ class CameraPipeline:
                                 ply.ptn(), exc)
                     self._resync = True
             case Ask(candidates=candidates, reason=reason):
-                await board.ask([c.ply for c in candidates], [c.cost for c in candidates], reason)
+                await board.ask([c.ply for c in candidates], [c.cost for c in candidates], reason,
+                                [c.then for c in candidates])
             case Takeback(n=n):
                 await board.take_back(n, source="camera")
             case Illegal(squares=squares):

@@ -24,6 +24,8 @@ class Ambiguity:
     candidates: list[Ply]
     scores: list[float] = field(default_factory=list)
     reason: str = ""  # why the camera asks, when it is not only close scores
+    # per candidate, the reply seen played right after it (two plies at once), or None
+    then: list[Ply | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,11 @@ class GameSession:
         self.journal.set_tags(self.game_id, **tags)
 
     # --- ambiguity -----------------------------------------------------------------------------
-    def ask(self, candidates: list[Ply], scores: list[float], reason: str = "") -> Ambiguity:
+    def ask(self, candidates: list[Ply], scores: list[float], reason: str = "",
+            then: list[Ply | None] | None = None) -> Ambiguity:  # fmt: skip
         self._ambiguity_seq += 1
-        self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores), reason)
+        self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores), reason,
+                                   list(then or [None] * len(candidates)))  # fmt: skip
         return self.ambiguity
 
     def withdraw(self) -> Ambiguity | None:

@@ -45,7 +45,8 @@ def game_public(view: GameView) -> models.GamePublic:
         flat_count={"white": view.flat_count[0], "black": view.flat_count[1]},
         ambiguity=None if amb is None else models.AmbiguityPublic(
             id=amb.id, candidates=[c.ptn() for c in amb.candidates],
-            scores=[round(s, 4) for s in amb.scores], reason=amb.reason),
+            scores=[round(s, 4) for s in amb.scores], reason=amb.reason,
+            then=[None if t is None else t.ptn() for t in amb.then]),
         problem=view.problem,
         computer=None if view.computer is None else models.ComputerPublic(**view.computer),
         ptn=view.ptn,

@@ -155,6 +155,10 @@ class AmbiguityPublic(BaseModel):
     scores: list[float]
     reason: str = Field("", description="why the camera asks, when it is not only close scores "
                                         "(e.g. a ply before this one was not seen)")
+    then: list[str | None] = Field(
+        default_factory=list,
+        description="per candidate, the reply the board shows played right after it (two plies "
+                    "seen at once: choosing the candidate records both), or null")
 
 
 class ComputerPublic(BaseModel):

@@ -60,7 +60,9 @@ def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(t
             await wait_for(lambda: any(t == "ambiguity" for t, _ in seen), 30, "the question")
             question = next(data for t, data in seen if t == "ambiguity")
             assert "two plies at once: c2 then d3" in question["reason"]
-            assert question["candidates"][0] == "c2"
+            assert question["candidates"][0] == "c2" and question["then"][0] == "d3"
+            game = (await board.snapshot())
+            assert game.ambiguity is not None and game.ambiguity.then[0] == Ply.from_ptn("d3")
             assert [p.ptn for p in board.session.plies()] == opening  # nothing before the answer
             await board.resolve(question["id"], 0)
             assert [p.ptn for p in board.session.plies()] == [*opening, "c2", "d3"]

@@ -146,7 +146,7 @@ def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
     g = web.client.get("/api/game").json()
     assert g["state"] == "ambiguous"
     assert g["ambiguity"] == {"id": amb.id, "candidates": ["c3", "c4"], "scores": [0.1, 0.2],
-                              "reason": ""}
+                              "reason": "", "then": [None, None]}
     assert web.client.post("/api/game/ambiguity",
                            json={"ambiguity_id": amb.id, "candidate": 7}).status_code == 404
     assert web.client.post("/api/game/ambiguity",

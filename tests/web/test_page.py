@@ -141,6 +141,21 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#state")).to_have_text("recording")
     expect(page.locator("#moves .ply")).to_have_count(3)
 
+    # a quick reply: black's flat and white's at once, no still board between them; asked as
+    # the pair, and the one tap records both
+    page.check("input[name=tool][value=place]")
+    page.select_option("#sim-colour", "black")
+    tap_square(page, "sim-board", "b5")
+    page.select_option("#sim-colour", "white")
+    tap_square(page, "sim-board", "d5")
+    page.select_option("#sim-colour", "auto")
+    expect(banner).to_be_visible(timeout=20_000)
+    expect(banner).to_contain_text("two plies at once")
+    banner.get_by_role("button", name="b5 then d5", exact=True).click()
+    expect(page.locator("#moves .ply")).to_have_count(5, timeout=10_000)
+    expect(page.locator("#moves .ply").nth(4)).to_have_text("d5")
+    expect(banner).to_have_count(0)
+
     page.wait_for_timeout(1500)  # a fresh camera frame for the picture
     page.screenshot(path=str(ARTIFACTS / "page-sim-game.png"), full_page=True)
     phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)

@@ -226,7 +226,9 @@ function renderBanners() {
       const why = document.createElement("span"); why.className = "reason";
       why.textContent = ` (${g.ambiguity.reason})`; div.appendChild(why);
     }
-    g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(c, () =>
+    // two plies seen at once: the candidate is the first, and choosing it records its reply too
+    const label = (c, i) => (g.ambiguity.then || [])[i] ? `${c} then ${g.ambiguity.then[i]}` : c;
+    g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(label(c, i), () =>
       act("POST", "/api/game/ambiguity", { ambiguity_id: g.ambiguity.id, candidate: i }), "candidate")));
     div.appendChild(button("another…", () => $("#manual-ply-text").focus()));
   }
