@@ -59,7 +59,7 @@ the direction and distance, and the reader's tops and heights on them the drop c
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
@@ -201,6 +201,20 @@ def within(name: str, reach: int, size: int) -> list[str]:
 
 def neighbours(name: str, size: int) -> list[str]:
     return within(name, 1, size)
+
+
+def unseen_pieces(stacks: Mapping[str, Stack], squares: Iterable[str],
+                  evidence: Mapping[str, SquareEvidence]) -> float:  # fmt: skip
+    """How many more pieces `stacks` has on `squares` than the reader counts there, each
+    square's count weighed by its height confidence (a square read empty counts as empty)."""
+    out = 0.0
+    for sq in squares:
+        ev = evidence.get(sq)
+        if ev is None:
+            continue
+        seen, weight = (ev.height, ev.height_weight) if ev.p_occupied >= 0.5 else (0.0, 1.0)
+        out += weight * (len(stacks.get(sq, ())) - seen)
+    return out
 
 
 class ChangeJudge:
@@ -437,26 +451,13 @@ class ChangeJudge:
                     if not self._shows(after, sure, looked):
                         continue
                     altered = {sq for sq, st in after.items() if st != self.before.get(sq, ())}
-                    if self._unseen_pieces(after, altered) >= UNSEEN_PIECES:
+                    if unseen_pieces(after, altered, self.evidence) >= UNSEEN_PIECES:
                         continue
                     judged = self.judge(after, altered, ply=played, then=reply)
                     prior = sum(STONE_PRIOR[q.stone] for q in (first, second) if q.is_placement)
                     out.append(replace(judged, cost=judged.cost + prior))
             finally:
                 position.pop()
-        return out
-
-    def _unseen_pieces(self, after: Mapping[str, Stack], squares: set[str]) -> float:
-        """How many more pieces `after` has on `squares` than the reader counts there, each
-        square's count weighed by its height confidence (squares read empty count as empty)."""
-        out = 0.0
-        for sq in squares:
-            ev = self.evidence.get(sq)
-            if ev is None:
-                continue
-            seen = ev.height if ev.p_occupied >= 0.5 else 0.0
-            weight = ev.height_weight if ev.p_occupied >= 0.5 else 1.0
-            out += weight * (len(after.get(sq, ())) - seen)
         return out
 
     def _shows(self, after: Mapping[str, Stack], sure: set[str], looked: set[str]) -> bool:

@@ -44,8 +44,10 @@ from controller.tak import FLAT, Ply, Position
 from controller.tracking.by_change import (
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
+    UNSEEN_PIECES,
     ChangeJudge,
     Judged,
+    unseen_pieces,
 )
 from controller.tracking.change import changes, light_only, p_changed, p_faint
 from controller.tracking.decisions import (
@@ -453,6 +455,11 @@ class Tracker:
             if shown:
                 evaluation.decisions = shown
                 return shown
+        if chosen is None and by_change and self.state in ("tracking", "illegal"):
+            shown = self._pair_shown_by_board(evidence, p, stable.appearance)
+            if shown:
+                evaluation.decisions = shown
+                return shown
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
@@ -743,6 +750,51 @@ class Tracker:
                   f"two plies at once: {pairs[0].describe()} (or {best.ply.ptn()} alone)")
         self._quiet = None
         return self._ask(ask, (dict(evidence), appearance))
+
+    def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:
+        """As `_shown_by_board`, for two plies at once: no pair fits by what changed, but the
+        reader, square by square, reads the position two plies on (no square confidently
+        contradicted, no pieces missing from the stacks they leave). Fresh quick-reply bench
+        seed 305 (tilt 23): `2e1<11`, then `2e3<`; the two-piece stack taken off e1, at the
+        board's edge, changed e1's look by 0.6 only, and the game went out of sync. Only pairs
+        that each touch a square whose look surely changed are tried (a few hundred, each read
+        against the whole board)."""
+        position, cfg, size = self.position, self.config, self.position.size
+        sure = {sq for sq, q in p.items() if q >= SURELY_CHANGED}
+
+        def touches_sure(ply: Ply) -> bool:
+            return any(sq in sure for sq in ply.squares(size))
+
+        found: list[tuple[float, Ply, Ply]] = []
+        for first in [q for q in position.legal_plies if touches_sure(q)]:
+            played = position.push(first)
+            try:
+                for second in [q for q in position.legal_plies if touches_sure(q)]:
+                    reply = position.push(second)
+                    try:
+                        cost = mismatch(position, evidence)
+                        if cost <= cfg.match_cost:
+                            stacks = position.stacks()
+                            if unseen_pieces(stacks, stacks.keys(), evidence) < UNSEEN_PIECES:
+                                found.append((cost, played, reply))
+                    finally:
+                        position.pop()
+            finally:
+                position.pop()
+        if not found:
+            return []
+        found.sort(key=lambda f: f[0])
+        best: dict[Ply, tuple[float, Ply]] = {}
+        for cost, first, reply in found:
+            best.setdefault(first, (cost, reply))
+        candidates = tuple(Candidate(first, cost, then=reply)
+                           for first, (cost, reply) in list(best.items())[: cfg.max_candidates])
+        out: list[Decision] = [Resynced()] if self.state == "illegal" else []
+        self.unmatched_since = None
+        self._quiet = None
+        ask = Ask(candidates, f"two plies at once: {candidates[0].describe()} (the board shows "
+                              "them, though not every square they move looks changed)")
+        return out + self._ask(ask, (dict(evidence), appearance))
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by

@@ -78,8 +78,9 @@ def load_readings(path: Path) -> tuple[int, list[BoardReading], list[str]]:
         return size, readings, [str(p) for p in data["plies"]]
 
 
-def capture(seed: int, path: Path, fps: float = 5.0) -> None:
-    """Render bench game `seed` as `bench/record.py` does and store what the reader read."""
+def capture(seed: int, path: Path, fps: float = 5.0, quick: float = 0.0) -> None:
+    """Render bench game `seed` as `bench/record.py` does (`quick`: its `--quick-replies`) and
+    store what the reader read."""
     import random
 
     from controller.tracking.script import random_game, timeline
@@ -89,7 +90,7 @@ def capture(seed: int, path: Path, fps: float = 5.0) -> None:
     rng = random.Random(seed)  # the bench's draws, in its order
     size, length, tilt = rng.choice((4, 5, 6, 7)), rng.randint(20, 60), rng.uniform(0.0, 40.0)
     truth = random_game(size, length, rng)
-    shots = list(timeline(size, truth, rng, fps=fps))
+    shots = list(timeline(size, truth, rng, fps=fps, quick_rate=quick))
     camera, look = random_setup(seed, size, tilt_deg=tilt)
     hand_rng = random.Random(seed * 7 + 1)
     skin = tuple(hand_rng.randint(40, 230) for _ in range(3))
@@ -106,8 +107,9 @@ def capture(seed: int, path: Path, fps: float = 5.0) -> None:
                   f"bench/record.py game seed {seed} (tilt {tilt:.1f}), {fps:g} fps")  # fmt: skip
 
 
-if __name__ == "__main__":  # python tests/record/replayed.py SEED OUT.npz
+if __name__ == "__main__":  # python tests/record/replayed.py SEED OUT.npz [QUICK_REPLIES]
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    capture(int(sys.argv[1]), Path(sys.argv[2]))
+    quick = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
+    capture(int(sys.argv[1]), Path(sys.argv[2]), quick=quick)
