@@ -20,7 +20,8 @@ from controller.service.config import Settings
 from controller.service.leds_port import LedBoard
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
-from controller.tak import Ply, Position
+from controller.tak import Ply
+from tests.service.table import WallClock, lay_out, position_after, watched
 from tests.service.waiting import wait_for
 from tests.web.server import free_port
 
@@ -83,7 +84,7 @@ def test_camera_that_stops_delivering_pauses_recording_and_resumes_by_itself(tmp
     async def scenario():
         table = VirtualBoard(4)
         opener = open_frame_source(settings, table)
-        camera = CameraPipeline(opener, settings=settings, clock=_Clock())
+        camera = CameraPipeline(opener, settings=settings, clock=WallClock())
         board = BoardService(settings=settings, journal=Journal(tmp_path / "j.db"),
                              camera=camera, virtual_board=table)
         events = board.bus.subscribe()
@@ -112,14 +113,6 @@ def test_camera_that_stops_delivering_pauses_recording_and_resumes_by_itself(tmp
 
 def link_state(board: BoardService) -> str:
     return board.health_report()["link"]["state"]
-
-
-class _Clock:
-    def monotonic(self) -> float:
-        return time.monotonic()
-
-    def wall(self) -> float:
-        return time.time()
 
 
 @pytest.mark.slow
@@ -157,17 +150,6 @@ def test_led_board_pulled_and_plugged_back_reconnects_and_shows_the_game(tmp_pat
     assert os.path.exists(tmp_path / "j.db")
 
 
-def position_after(size: int, plies: list[str]) -> Position:
-    position = Position(size)
-    for ptn in plies:
-        position.play(Ply.from_ptn(ptn))
-    return position
-
-
-def lay_out(table: VirtualBoard, position: Position) -> None:
-    table.reset(position.size, {sq: list(st) for sq, st in position.stacks().items()})
-
-
 @pytest.mark.slow
 def test_after_a_restart_a_board_that_moved_meanwhile_is_a_desync_not_a_recorded_ply(tmp_path):
     """A ply made while the service was down is not taken for the next ply: the resumed game
@@ -183,14 +165,8 @@ def test_after_a_restart_a_board_that_moved_meanwhile_is_a_desync_not_a_recorded
     settings = Settings(data_dir=tmp_path, camera="sim", serial="none", sim=True, size=5, fps=5.0)
 
     async def scenario():
-        camera = CameraPipeline(open_frame_source(settings, table), settings=settings,
-                                clock=_Clock())
-        # no virtual_board handed to the board: it must not lay the table out as recorded
-        board = BoardService(settings=settings, journal=journal, camera=camera)
-        seen: list[tuple[str, dict]] = []
-        board.bus.listen(lambda event: seen.append((event.type, event.data)))
-        await board.start()
-        try:
+        # (the board is not handed the table: it must not lay it out as recorded)
+        async with watched(settings, table, journal) as (board, _, seen):
             await wait_for(lambda: any(t == "desync" for t, _ in seen), 30, "the desync")
             desync = next(data for t, data in seen if t == "desync")
             assert desync["expected_tps"] == recorded.tps()
@@ -205,7 +181,5 @@ def test_after_a_restart_a_board_that_moved_meanwhile_is_a_desync_not_a_recorded
             table.place("c4", 1)  # black's flat, ply 4
             await wait_for(lambda: len(board.session.plies()) == 4, 30, "the next ply")
             assert board.session.plies()[-1].ptn == "c4"
-        finally:
-            await board.stop()
 
     asyncio.run(scenario())

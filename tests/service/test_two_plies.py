@@ -5,33 +5,15 @@ journal. The camera asks about the pair; the answer records both, and the game g
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
-from controller.service.board import BoardService
-from controller.service.camera import CameraPipeline, open_frame_source
 from controller.service.config import Settings
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
-from controller.tak import Ply, Position
+from controller.tak import Ply
+from tests.service.table import lay_out, position_after, watched
 from tests.service.waiting import wait_for
-
-
-class _Clock:
-    def monotonic(self) -> float:
-        return time.monotonic()
-
-    def wall(self) -> float:
-        return time.time()
-
-
-def _lay_out(table: VirtualBoard, plies: list[str]) -> Position:
-    position = Position(5)
-    for ptn in plies:
-        position.play(Ply.from_ptn(ptn))
-    table.reset(5, {sq: list(st) for sq, st in position.stacks().items()})
-    return position
 
 
 @pytest.mark.slow
@@ -42,21 +24,15 @@ def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(t
     for ptn in opening:
         journal.append_ply(game, Ply.from_ptn(ptn))
     table = VirtualBoard(5)
-    _lay_out(table, opening)
+    lay_out(table, position_after(5, opening))
     settings = Settings(data_dir=tmp_path, camera="sim", serial="none", sim=True, size=5, fps=5.0)
 
     async def scenario():
-        camera = CameraPipeline(open_frame_source(settings, table), settings=settings,
-                                clock=_Clock())
-        board = BoardService(settings=settings, journal=journal, camera=camera)
-        seen: list[tuple[str, dict]] = []
-        board.bus.listen(lambda event: seen.append((event.type, event.data)))
-        await board.start()
-        try:
+        async with watched(settings, table, journal) as (board, camera, seen):
             await wait_for(lambda: board.health_report()["tracker"] == "tracking", 30,
                            "the camera to see the journal's position")
             # black's flat on c2 and white's on d3 land together: no still board between them
-            _lay_out(table, [*opening, "c2", "d3"])
+            lay_out(table, position_after(5, [*opening, "c2", "d3"]))
             await wait_for(lambda: any(t == "ambiguity" for t, _ in seen), 30, "the question")
             question = next(data for t, data in seen if t == "ambiguity")
             assert "two plies at once: c2 then d3" in question["reason"]
@@ -70,7 +46,5 @@ def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(t
             table.place("b2", 1)  # black's next flat is recorded as usual
             await wait_for(lambda: len(board.session.plies()) == 6, 30, "the next ply")
             assert board.session.plies()[-1].ptn == "b2"
-        finally:
-            await board.stop()
 
     asyncio.run(scenario())

@@ -1,0 +1,55 @@
+"""The virtual table, watched by the simulated camera, for service tests: a clock that runs, the
+table laid out as a position, and a board service recording what the camera sees of it."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+from controller.service.board import BoardService
+from controller.service.camera import CameraPipeline, open_frame_source
+from controller.service.config import Settings
+from controller.service.virtual_board import VirtualBoard
+from controller.store import Journal
+from controller.tak import Ply, Position
+
+
+class WallClock:
+    """The service's clock, running (the camera pipeline paces its frames by it)."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
+
+
+def position_after(size: int, plies: list[str]) -> Position:
+    position = Position(size)
+    for ptn in plies:
+        position.play(Ply.from_ptn(ptn))
+    return position
+
+
+def lay_out(table: VirtualBoard, position: Position) -> None:
+    """Put every stack of `position` on the table at once (no hand)."""
+    table.reset(position.size, {sq: list(st) for sq, st in position.stacks().items()})
+
+
+@contextlib.asynccontextmanager
+async def watched(settings: Settings, table: VirtualBoard, journal: Journal
+                  ) -> AsyncIterator[tuple[BoardService, CameraPipeline, list[tuple[str, dict]]]]:
+    """A started board service whose camera watches `table` (the simulated camera, the real
+    reader and tracker) -> (board, camera, every event published, as (type, data)). No virtual
+    board is handed to the service: it must never lay the table out itself."""
+    camera = CameraPipeline(open_frame_source(settings, table), settings=settings,
+                            clock=WallClock())
+    board = BoardService(settings=settings, journal=journal, camera=camera)
+    seen: list[tuple[str, dict]] = []
+    board.bus.listen(lambda event: seen.append((event.type, event.data)))
+    await board.start()
+    try:
+        yield board, camera, seen
+    finally:
+        await board.stop()
