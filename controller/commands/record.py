@@ -62,9 +62,11 @@ class Event:
         if isinstance(d, Commit):
             return f"ply {d.number}: {d.ply.ptn()} (margin {d.margin:.2f})"
         if isinstance(d, Ask):
-            names = ", ".join(c.ply.ptn() for c in d.candidates)
+            names = ", ".join(c.describe() for c in d.candidates)
+            best = d.candidates[0]
+            then = f" then {best.then.ptn()}?" if best.then is not None else ""
             why = f" ({d.reason})" if d.reason else ""
-            return f"unsure between {names}: recorded {d.candidates[0].ply.ptn()}?{why}"
+            return f"unsure between {names}: recorded {best.ply.ptn()}?{then}{why}"
         if isinstance(d, Takeback):
             return f"takeback of {d.n} ply" + ("" if d.n == 1 else "s")
         if isinstance(d, Illegal):

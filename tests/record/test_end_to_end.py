@@ -113,7 +113,7 @@ def test_camera_bumped_mid_game_loses_no_ply(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_reply_made_before_the_board_was_still_is_recorded_as_two_plies(tmp_path):
+def test_a_reply_made_before_the_board_was_still_is_recorded_as_two_plies(tmp_path, capsys):
     plies = GAME[:6]
     shots = shots_of(5, plies, seed=5)
     # the hand that played d4 (ply 4) leaves as the next comes in to play c3: no still board
@@ -126,6 +126,7 @@ def test_a_reply_made_before_the_board_was_still_is_recorded_as_two_plies(tmp_pa
     moves = ptn.parse_game(out.read_text()).moves
     assert [m.annotation for m in moves[3:5]] == ["?", "?"]  # asked about, as a pair
     assert "two plies at once: d4 then c3" in " ".join(moves[3].comments_after)
+    assert "recorded d4? then c3? (two plies at once" in capsys.readouterr().err
 
 
 @pytest.mark.slow
