@@ -496,8 +496,9 @@ class BoardService:
             await self.leds.show(self.problem["kind"], squares=self.problem["squares"],
                                  position=position)
         elif self.session.ambiguity is not None:
-            squares = sorted({sq for c in self.session.ambiguity.candidates
-                              for sq in c.squares(position.size)})
+            asked = self.session.ambiguity  # (a pair's reply too: its squares are asked about)
+            plies = [*asked.candidates, *(t for t in asked.then if t is not None)]
+            squares = sorted({sq for ply in plies for sq in ply.squares(position.size)})
             await self.leds.show("ambiguity", squares=squares, position=position)
         elif self.computer_move is not None:
             await self.leds.show("hint", ply=self.computer_move, position=position)

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from controller.service.board import BoardService
 from controller.service.camera import CameraPipeline, open_frame_source
 from controller.service.config import Settings
+from controller.service.leds_port import LedBoard
 from controller.service.virtual_board import VirtualBoard
 from controller.store import Journal
 from controller.tak import Ply, Position
@@ -41,11 +42,13 @@ def lay_out(table: VirtualBoard, position: Position) -> None:
 async def watched(settings: Settings, table: VirtualBoard, journal: Journal
                   ) -> AsyncIterator[tuple[BoardService, CameraPipeline, list[tuple[str, dict]]]]:
     """A started board service whose camera watches `table` (the simulated camera, the real
-    reader and tracker) -> (board, camera, every event published, as (type, data)). No virtual
+    reader and tracker) -> (board, camera, every event published, as (type, data)); with
+    `settings.serial == "sim"`, its LEDs on the emulated firmware too (`board.leds`). No virtual
     board is handed to the service: it must never lay the table out itself."""
     camera = CameraPipeline(open_frame_source(settings, table), settings=settings,
                             clock=WallClock())
-    board = BoardService(settings=settings, journal=journal, camera=camera)
+    leds = LedBoard(settings) if settings.serial == "sim" else None
+    board = BoardService(settings=settings, journal=journal, camera=camera, leds=leds)
     seen: list[tuple[str, dict]] = []
     board.bus.listen(lambda event: seen.append((event.type, event.data)))
     await board.start()

@@ -1,6 +1,7 @@
 """Two plies made with no still board between them (a quick reply), through the whole service: the
-simulated camera over the virtual table, the real reader and tracker, the board service and its
-journal. The camera asks about the pair; the answer records both, and the game goes on."""
+simulated camera over the virtual table, the real reader and tracker, the board service, its
+journal and its LEDs on the emulated firmware. The camera asks about the pair (the LEDs light the
+squares of both); the answer records both, and the game goes on."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(t
         journal.append_ply(game, Ply.from_ptn(ptn))
     table = VirtualBoard(5)
     lay_out(table, position_after(5, opening))
-    settings = Settings(data_dir=tmp_path, camera="sim", serial="none", sim=True, size=5, fps=5.0)
+    settings = Settings(data_dir=tmp_path, camera="sim", serial="sim", sim=True, size=5, fps=5.0)
 
     async def scenario():
         async with watched(settings, table, journal) as (board, camera, seen):
@@ -40,6 +41,12 @@ def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(t
             game = (await board.snapshot())
             assert game.ambiguity is not None and game.ambiguity.then[0] == Ply.from_ptn("d3")
             assert [p.ptn for p in board.session.plies()] == opening  # nothing before the answer
+            # the LEDs under every square asked about, the reply's included, as the emulated
+            # firmware drives them
+            leds = board.leds
+            assert leds is not None and {"c2", "d3"} <= set(leds.lit()["squares"])
+            await asyncio.to_thread(leds.emulator.wait_for_leds,
+                                    lambda latch: {"c2", "d3"} <= set(latch.lit(leds.config)), 10)
             await board.resolve(question["id"], 0)
             assert [p.ptn for p in board.session.plies()] == [*opening, "c2", "d3"]
             assert camera.tracker is not None and not camera._resync  # same tracker, in step
