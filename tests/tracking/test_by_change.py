@@ -670,6 +670,29 @@ def test_a_square_the_reader_saw_a_piece_come_to_is_not_a_walls_shadow():
     assert committed(camera.log) == ["Sd5", "b3"]  # the answer (the best, taken) records both
 
 
+@pytest.mark.parametrize(("start", "plies"), [
+    ("x5/x5/x2,1,x2/x5/2,x3,1 2 2", "c2 d3"),  # two placements
+    ("x5/x5/x2,1,x2/x2,2,x2/2,x3,1 1 3", "c3- d3"),  # a flat moved onto the other's, a placement
+])
+def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(start, plies):
+    # one hand leaves as the other comes in: no still board between the plies. Before, the board
+    # was illegal, then out of sync until both plies were taken back (and `c3-` was committed
+    # alone, d3 excused as a phantom beside the stack it built: `_pair_instead`)
+    truth, camera = _seen(start)
+    first, reply = plies.split()
+    camera.feed(hand_reading(5), 0.6)
+    for ptn in (first, reply):
+        truth.play(Ply.from_ptn(ptn))
+    decisions = camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+    (ask,) = decisions
+    assert isinstance(ask, Ask) and ask.candidates[0].describe() == f"{first} then {reply}"
+    assert "two plies at once" in ask.reason
+    assert camera.tracker.position.ply_count == Position.from_tps(start).ply_count  # not yet
+    answered = camera.tracker.accept(ask.candidates[0].ply)
+    assert [d.ply.ptn() for d in answered if isinstance(d, Commit)] == [first, reply]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
 def test_two_plies_at_once_that_the_reader_shows_though_a_square_barely_changed_are_asked():
     # quick-reply bench seed 305: a stack taken off the board's edge changed its square's look
     # by 0.6 only, so no pair fitted by what changed; the reader read every square right. Here

@@ -228,31 +228,6 @@ def test_board_corrected_back_to_the_game_after_an_illegal_move_just_resyncs():
     assert commits(session.play(truth, "e5")) == ["e5"]
 
 
-@pytest.mark.parametrize(("opening", "first", "reply"), [
-    (["a1", "e5", "c3"], "c2", "d3"),  # two placements
-    (["a1", "e5", "c3", "c2"], "c3-", "d3"),  # a flat moved onto the other's, then a placement
-])
-def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(
-    looks, opening, first, reply
-):
-    if not looks:
-        pytest.skip("two plies at once are judged by what changed (the reader's signatures)")
-    truth, session = Position(5), Session(Position(5))
-    session.board(truth, 2.0)
-    for ptn in opening:
-        session.play(truth, ptn)
-    truth.play(Ply.from_ptn(first))
-    truth.play(Ply.from_ptn(reply))
-    session.hand(1.2)  # one hand leaves as the other comes in: no still board between the plies
-    (ask,) = session.board(truth, 1.2)
-    assert isinstance(ask, Ask) and ask.candidates[0].describe() == f"{first} then {reply}"
-    assert "two plies at once" in ask.reason
-    assert session.tracker.position.ply_count == len(opening)  # nothing before the answer
-    assert commits(session.tracker.accept(ask.candidates[0].ply)) == [first, reply]
-    assert session.tracker.position.tps() == truth.tps()
-    assert commits(session.play(truth, "b2" if reply != "b2" else "b4")) != []  # and on it goes
-
-
 @pytest.mark.parametrize("back", [1, 3])
 def test_takeback_of_recent_plies_undoes_them(back):
     plies = ["a1", "e5", "c3", "c2", "b3", "d3"]
