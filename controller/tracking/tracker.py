@@ -728,17 +728,16 @@ class Tracker:
 
     def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance) -> list[Decision]:
         """The board fits `best`, one ply, but only by excusing a square it leaves alone where the
-        look surely changed and the reader saw a piece come or go (a phantom in a stack's
-        shadow, as the reader sometimes sees): is that the reply, made before the board was
-        still? Bench-style board: `c3-` onto a flat, and black's flat placed beside it at once,
-        recorded as `c3-` alone (d3 excused as a phantom next to a stack of two), and black's
-        flat never. When a pair fits clearly better (`PAIR_MARGIN`), the pair is asked about,
-        the best single plies after it."""
+        look surely changed (as a phantom in a stack's shadow, as the shadow itself): is that the
+        reply, made before the board was still? `c3-` onto a flat, and black's flat placed
+        beside it at once, was recorded as `c3-` alone (d3 excused as a phantom next to a stack
+        of two); on the tracker's own readings (seed 450), `d1` with `d2+` onto a stack with the
+        same top was recorded as `Sd1` alone, d2 and d3 excused as the wall's shadows. When a
+        pair fits clearly better (`PAIR_MARGIN`), the pair is asked about, the best single plies
+        after it."""
         assert best.ply is not None
         touched = set(best.ply.squares(self.position.size))
-        arrived = [sq for sq in flipped_squares(evidence, self._accepted or {})
-                   if sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED]  # fmt: skip
-        if not arrived:
+        if all(sq in touched for sq, q in p.items() if q >= SURELY_CHANGED):
             return []
         pairs = self._pairs(evidence, p, changed)
         single = best.cost + best.contradiction

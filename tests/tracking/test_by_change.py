@@ -673,6 +673,9 @@ def test_a_square_the_reader_saw_a_piece_come_to_is_not_a_walls_shadow():
 @pytest.mark.parametrize(("start", "plies"), [
     ("x5/x5/x2,1,x2/x5/2,x3,1 2 2", "c2 d3"),  # two placements
     ("x5/x5/x2,1,x2/x2,2,x2/2,x3,1 1 3", "c3- d3"),  # a flat moved onto the other's, a placement
+    # a placement, and a flat moved onto a stack with the same top: no top changes, and alone the
+    # placement fitted as a wall, d2 and d3 excused as its shadows (quick replies, seed 450)
+    ("2S,x,1,2/11,x,2,1/2,2S,22,11/1,2,2,x 2 12", "d1 d2+"),
 ])
 def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(start, plies):
     # one hand leaves as the other comes in: no still board between the plies. Before, the board
@@ -680,7 +683,7 @@ def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(sta
     # alone, d3 excused as a phantom beside the stack it built: `_pair_instead`)
     truth, camera = _seen(start)
     first, reply = plies.split()
-    camera.feed(hand_reading(5), 0.6)
+    camera.feed(hand_reading(truth.size), 0.6)
     for ptn in (first, reply):
         truth.play(Ply.from_ptn(ptn))
     decisions = camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
