@@ -59,7 +59,7 @@ the direction and distance, and the reader's tops and heights on them the drop c
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
@@ -112,10 +112,11 @@ STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
 # ahead on c5 read one high instead of two; the game then lost its sync for good). With it, such a
 # tie is asked about as the ply; a real takeback, which no ply explains, is ahead by 2 or more.
 TAKEBACK_PRIOR = 1.0
-# Two plies at once (`ChangeJudge.pairs`): each must change the top of a square whose look surely
-# changed (p >= SURELY_CHANGED), and every top either changes must be on a square whose look
-# changed at least a little (p >= LOOK_CHANGED). Plies that change no top are `_missed`'s to find
-# (tracker): a pair of them could explain any board, and judging every pair costs too much.
+# Two plies at once (`ChangeJudge.pairs`): each must touch a square whose look surely changed
+# (p >= SURELY_CHANGED), and the tops the two change must include such a square and lie only
+# where the look changed at least a little (p >= LOOK_CHANGED). Plies that change no top are
+# `_missed`'s to find (tracker): a pair of them could explain any board, and judging every pair
+# costs too much.
 SURELY_CHANGED = 0.5
 LOOK_CHANGED = 0.2
 # ... and the stacks it leaves may hold at most this many pieces more than the reader counts on
@@ -215,6 +216,31 @@ def unseen_pieces(stacks: Mapping[str, Stack], squares: Iterable[str],
         seen, weight = (ev.height, ev.height_weight) if ev.p_occupied >= 0.5 else (0.0, 1.0)
         out += weight * (len(stacks.get(sq, ())) - seen)
     return out
+
+
+def touching_pairs(position: Position, squares: set[str]) -> Iterator[tuple[Ply, Ply]]:
+    """Every pair of plies, the player to move's and then the reply, that each touch one of
+    `squares`, yielded with both played on `position` (taken back before the next pair; the
+    position is as it was once the iteration ends). The reply may undo a top the first changed
+    (a piece moved onto a stack the reply then spreads from), so only touching is asked of each."""
+    size = position.size
+
+    def touches(ply: Ply) -> bool:
+        return any(sq in squares for sq in ply.squares(size))
+
+    if not squares:
+        return
+    for first in [q for q in position.legal_plies if touches(q)]:
+        played = position.push(first)
+        try:
+            for second in [q for q in position.legal_plies if touches(q)]:
+                reply = position.push(second)
+                try:
+                    yield played, reply
+                finally:
+                    position.pop()
+        finally:
+            position.pop()
 
 
 class ChangeJudge:
@@ -422,42 +448,22 @@ class ChangeJudge:
         quick reply: the second hand came in as the first left, or the camera's view of the
         pause was blocked). Each judged as one hypothesis on the board as both leave it, with
         `ply` the first and `then` the second, both placements paying their stone prior.
-        Only pairs that could show are judged: each ply touches a square whose look surely
-        changed, and of the tops the two change together, one is on such a square and none
-        where the look did not change (the reply may undo a top the first changed: a piece
-        moved onto a stack that the reply then spreads on). A handful of pairs, where all of
-        them would be tens of thousands."""
-        position, size = self.position, self.size
+        Only pairs that could show are judged (`touching_pairs`, `_shows`): a handful, where
+        all of them would be tens of thousands."""
         sure = {sq for sq, p in self.p.items() if p >= SURELY_CHANGED}
         looked = {sq for sq, p in self.p.items() if p >= LOOK_CHANGED}
-        if not sure:
-            return []
-
-        def touches_sure(ply: Ply) -> bool:
-            return any(sq in sure for sq in ply.squares(size))
-
         out = []
-        for first in [q for q in position.legal_plies if touches_sure(q)]:
-            played = position.push(first)
-            try:
-                mid = {sq: position.stack(sq) for sq in first.squares(size)}
-                for second in [q for q in position.legal_plies if touches_sure(q)]:
-                    touched = second.squares(size)
-                    reply = position.push(second)
-                    try:
-                        after = {**mid, **{sq: position.stack(sq) for sq in touched}}
-                    finally:
-                        position.pop()
-                    if not self._shows(after, sure, looked):
-                        continue
-                    altered = {sq for sq, st in after.items() if st != self.before.get(sq, ())}
-                    if unseen_pieces(after, altered, self.evidence) >= UNSEEN_PIECES:
-                        continue
-                    judged = self.judge(after, altered, ply=played, then=reply)
-                    prior = sum(STONE_PRIOR[q.stone] for q in (first, second) if q.is_placement)
-                    out.append(replace(judged, cost=judged.cost + prior))
-            finally:
-                position.pop()
+        for first, reply in touching_pairs(self.position, sure):
+            squares = {*first.squares(self.size), *reply.squares(self.size)}
+            after = {sq: self.position.stack(sq) for sq in squares}
+            if not self._shows(after, sure, looked):
+                continue
+            altered = {sq for sq, st in after.items() if st != self.before.get(sq, ())}
+            if unseen_pieces(after, altered, self.evidence) >= UNSEEN_PIECES:
+                continue
+            judged = self.judge(after, altered, ply=first, then=reply)
+            prior = sum(STONE_PRIOR[q.stone] for q in (first, reply) if q.is_placement)
+            out.append(replace(judged, cost=judged.cost + prior))
         return out
 
     def _shows(self, after: Mapping[str, Stack], sure: set[str], looked: set[str]) -> bool:

@@ -47,6 +47,7 @@ from controller.tracking.by_change import (
     UNSEEN_PIECES,
     ChangeJudge,
     Judged,
+    touching_pairs,
     unseen_pieces,
 )
 from controller.tracking.change import changes, light_only, p_changed, p_faint
@@ -715,16 +716,19 @@ class Tracker:
         contradict (a pair may pile pieces out of the reader's sight, and only its heights then
         tell it from a spread still in hand): the best for each first ply, best first, scored
         by cost and contradiction."""
-        cfg = self.config
         judge = self._judge(self.position, evidence, p, changed)
-        fitting = sorted((j for j in judge.pairs()
-                          if self._fits_by_change(j) and j.contradiction <= cfg.match_cost),
-                         key=lambda j: j.cost + j.contradiction)  # fmt: skip
-        best: dict[Ply, Judged] = {}
-        for j in fitting:
-            best.setdefault(j.ply, j)  # type: ignore[arg-type]
-        return tuple(Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
-                     for j in list(best.values())[: cfg.max_candidates])  # fmt: skip
+        return self._best_pairs([
+            Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
+            for j in judge.pairs()
+            if self._fits_by_change(j) and j.contradiction <= self.config.match_cost
+        ])
+
+    def _best_pairs(self, pairs: list[Candidate]) -> tuple[Candidate, ...]:
+        """The best-scored pair for each first ply, best first, at most `max_candidates`."""
+        best: dict[Ply, Candidate] = {}
+        for pair in sorted(pairs, key=lambda c: c.cost):
+            best.setdefault(pair.ply, pair)
+        return tuple(best.values())[: self.config.max_candidates]
 
     def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance) -> list[Decision]:
         """The board fits `best`, one ply, but only by excusing a square it leaves alone where the
@@ -758,36 +762,18 @@ class Tracker:
         board's edge, changed e1's look by 0.6 only, and the game went out of sync. Only pairs
         that each touch a square whose look surely changed are tried (a few hundred, each read
         against the whole board)."""
-        position, cfg, size = self.position, self.config, self.position.size
+        position = self.position
         sure = {sq for sq, q in p.items() if q >= SURELY_CHANGED}
-
-        def touches_sure(ply: Ply) -> bool:
-            return any(sq in sure for sq in ply.squares(size))
-
-        found: list[tuple[float, Ply, Ply]] = []
-        for first in [q for q in position.legal_plies if touches_sure(q)]:
-            played = position.push(first)
-            try:
-                for second in [q for q in position.legal_plies if touches_sure(q)]:
-                    reply = position.push(second)
-                    try:
-                        cost = mismatch(position, evidence)
-                        if cost <= cfg.match_cost:
-                            stacks = position.stacks()
-                            if unseen_pieces(stacks, stacks.keys(), evidence) < UNSEEN_PIECES:
-                                found.append((cost, played, reply))
-                    finally:
-                        position.pop()
-            finally:
-                position.pop()
+        found: list[Candidate] = []
+        for first, reply in touching_pairs(position, sure):
+            cost = mismatch(position, evidence)
+            if cost <= self.config.match_cost:
+                stacks = position.stacks()
+                if unseen_pieces(stacks, stacks.keys(), evidence) < UNSEEN_PIECES:
+                    found.append(Candidate(first, cost, then=reply))
         if not found:
             return []
-        found.sort(key=lambda f: f[0])
-        best: dict[Ply, tuple[float, Ply]] = {}
-        for cost, first, reply in found:
-            best.setdefault(first, (cost, reply))
-        candidates = tuple(Candidate(first, cost, then=reply)
-                           for first, (cost, reply) in list(best.items())[: cfg.max_candidates])
+        candidates = self._best_pairs(found)
         out: list[Decision] = [Resynced()] if self.state == "illegal" else []
         self.unmatched_since = None
         self._quiet = None
