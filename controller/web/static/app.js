@@ -162,7 +162,10 @@ function renderGame() {
   const marks = {};
   const last = g.plies[g.plies.length - 1];
   if (last) for (const sq of plySquares(last.ptn, g.size)) marks[sq] = "#f2c14e";
-  if (g.ambiguity) for (const c of g.ambiguity.candidates) for (const sq of plySquares(c, g.size)) marks[sq] = "var(--warn)";
+  if (g.ambiguity) {  // every square asked about: the candidates' and their replies' (two plies at once)
+    const asked = [...g.ambiguity.candidates, ...(g.ambiguity.then || []).filter(Boolean)];
+    for (const c of asked) for (const sq of plySquares(c, g.size)) marks[sq] = "var(--warn)";
+  }
   for (const sq of g.problem?.squares || []) marks[sq] = "var(--bad)";
   drawBoard($("#board"), g.size, g.stacks, marks);
   const list = $("#moves");
