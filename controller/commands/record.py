@@ -149,17 +149,22 @@ class Recorder:
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
             heights, walls = self._doubts_of([c.ply for c in decision.candidates])
-            follows = self.tracker.accept(best.ply, guess=True)
+            follows = self.tracker.accept(best.ply, guess=True, then=best.then)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
                 self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
             self._doubt.update(heights)  # this ply is the nearest cause to name
             self._wall_doubt.update(walls)
-            self._write(PlyNote(best.ply, True, tuple(c.ply for c in others), decision.reason))
+            # (pairs sharing their first ply differ in the reply: each ply names its own others)
+            firsts = tuple(dict.fromkeys(c.ply for c in others if c.ply != best.ply))
+            self._write(PlyNote(best.ply, True, firsts, decision.reason))
             for follow in follows[1:]:
                 if isinstance(follow, Commit) and best.then is not None:
                     # the reply seen at once with it: as unsure as the ply before it
+                    replies = tuple(dict.fromkeys(
+                        c.then for c in others
+                        if c.ply == best.ply and c.then is not None and c.then != best.then))
                     why = f"made before the board was still after {best.ply.ptn()}"
-                    self._write(PlyNote(follow.ply, True, (), why))
+                    self._write(PlyNote(follow.ply, True, replies, why))
                     events.append(Event(event.frame, event.t, follow))
                 elif isinstance(follow, Commit):  # plies played again after a revised one
                     taken = self._taken.pop(0) if self._taken else None

@@ -322,8 +322,9 @@ class BoardService:
             played, pending = await asyncio.to_thread(self.session.resolve, ambiguity_id, choice)
             self.problem = {}
             follows = []
-            if self.camera is not None:
-                follows = self.camera.answered(played, self.session.position)
+            if self.camera is not None:  # (a candidate picked: its reply, if it has one)
+                then = pending.then[choice] if isinstance(choice, int) and pending.then else None
+                follows = self.camera.answered(played, self.session.position, then=then)
             self.bus.publish("ambiguity_resolved", {"id": pending.id, "ptn": played.ptn()})
             await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
             for reply in follows:  # two plies seen at once: the reply, confirmed with the first

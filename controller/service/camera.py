@@ -258,7 +258,7 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def answered(self, ply, position) -> list:
+    def answered(self, ply, position, *, then=None) -> list:
         """The camera's own question was answered with `ply` (now played in `position`). The
         board has not changed since the tracker asked, so it keeps its picture of the board (what
         each square looked like) and plays the answer; a fresh tracker would have to judge the
@@ -266,13 +266,14 @@ class CameraPipeline:
         stall the game. Anything unexpected: rebuild it (`resync`).
 
         -> the plies the board shows played after the answer, to be recorded next: the reply of
-        two plies seen at once (the question was about the pair; `Candidate.then`)."""
+        two plies seen at once (the question was about the pair; `then`: the reply of the
+        candidate picked, `Candidate.then`)."""
         tracker = self.tracker
         if tracker is None or self._resync or tracker.pending is None:
             self._resync = True
             return []
         try:
-            follows = [d.ply for d in tracker.accept(ply)[1:] if isinstance(d, Commit)]
+            follows = [d.ply for d in tracker.accept(ply, then=then)[1:] if isinstance(d, Commit)]
         except TakError:  # not legal in the tracked position: they disagree
             self._resync = True
             return []

@@ -243,13 +243,16 @@ class Tracker:
         recorder says so (fresh bench seed 114: its last ply, `e5-` at tilt 4)."""
         return self._quiet is not None
 
-    def accept(self, ply: Ply, *, guess: bool = False) -> list[Decision]:
+    def accept(self, ply: Ply, *, guess: bool = False, then: Ply | None = None) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position.
 
         `guess`: nobody answered; this is the best candidate taken as a guess (the offline
         recorder, which has nobody to ask). A guess stays open to revision by later boards
         (`_revise`, `_revise_by_board`, `_hindsight`); a person's answer is the game's truth
-        and is never asked again."""
+        and is never asked again.
+        `then`: the reply of the candidate chosen when the question was about two plies at once
+        (`Candidate.then`), played after `ply`; without it, that of the first candidate asked
+        with `ply` (a ply typed by hand that is one of them)."""
         asked = self.pending
         played = self.position.play(ply)
         self.pending = self._before_ask = None
@@ -259,7 +262,8 @@ class Tracker:
             others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
-        then = next((c.then for c in asked.candidates if c.ply == played), None) if asked else None
+        if then is None and asked is not None:
+            then = next((c.then for c in asked.candidates if c.ply == played), None)
         if then is not None and then in self.position.legal_plies:  # two plies seen at once
             reply = self.position.play(then)
             out.append(Commit(reply, 0.0, self.position.ply_count))
@@ -724,11 +728,10 @@ class Tracker:
         ])
 
     def _best_pairs(self, pairs: list[Candidate]) -> tuple[Candidate, ...]:
-        """The best-scored pair for each first ply, best first, at most `max_candidates`."""
-        best: dict[Ply, Candidate] = {}
-        for pair in sorted(pairs, key=lambda c: c.cost):
-            best.setdefault(pair.ply, pair)
-        return tuple(best.values())[: self.config.max_candidates]
+        """The best-scored pairs, best first, at most `max_candidates`. Pairs that share their
+        first ply are each a candidate: the reply is as much in question (quick-reply bench seed
+        324: `2b3+` then `Cb2`, asked as `2b3+` then `b3-` with nothing else on offer)."""
+        return tuple(sorted(pairs, key=lambda c: c.cost))[: self.config.max_candidates]
 
     def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance) -> list[Decision]:
         """The board fits `best`, one ply, but only by excusing a square it leaves alone where the

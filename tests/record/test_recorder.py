@@ -280,3 +280,41 @@ def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
     assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?", "", "?"]
     assert game.moves[-1].comments_after == [
         "unsure (carries pieces from b1, which depends on unsure ply 5)"]
+
+
+class DoubtfulKindReader(ShotReader):
+    """As `ShotReader`, with signatures, but reads `square`'s kind as a flat at only 0.6."""
+
+    def __init__(self, size: int, square: str) -> None:
+        super().__init__(size, 0.9)
+        self.square = square
+
+    def read(self, shot):
+        if shot.hand is not None:
+            return hand_reading(self.size)
+        reading = scene_reading(self.size, shot.stacks, appearance=True)
+        if self.square not in shot.stacks:
+            return reading
+        colour = shot.stacks[self.square][-1][0]
+        unsure = scene_reading(self.size, {self.square: [(colour, "flat")]}, confidence=0.6)
+        return replace(reading, squares={**reading.squares,
+                                         self.square: unsure.squares[self.square]})
+
+
+def test_two_plies_at_once_are_written_each_with_its_own_alternatives():
+    # black's c2 and white's wall on d3 made with no still board between them; the reader calls
+    # d3 a flat at 0.6: the pair is asked about, and taken as "c2 then d3", each ply marked, the
+    # reply naming the other replies the board allowed
+    plies = ["a1", "e5", "c3", "c2", "Sd3"]
+    recorder = Recorder(5, DoubtfulKindReader(5, "d3"))
+    shots = list(timeline(5, [Ply.from_ptn(p) for p in plies], random.Random(3)))
+    shots = [s for s in shots if not (s.still and s.done == 4)]  # the reply's hand came at once
+    for k, shot in enumerate(shots):
+        recorder.feed(shot, k / 5)
+    recorder.finish()
+    notes = [(n.ply.ptn(), n.uncertain, [a.ptn() for a in n.alternatives]) for n in recorder.notes]
+    assert notes[:3] == [("a1", False, []), ("e5", False, []), ("c3", False, [])]
+    assert notes[3] == ("c2", True, [])  # every pair began with c2
+    assert notes[4][:2] == ("d3", True) and notes[4][2][0] == "Sd3"
+    text = recorder.ptn()
+    assert "two plies at once: c2 then d3" in text and "made before the board was still" in text

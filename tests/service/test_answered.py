@@ -4,10 +4,12 @@ absolute answers, where one half-hidden piece stalls the game)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.service.camera import CameraPipeline
-from controller.tak import Ply, Position
+from controller.tak import FLAT, WHITE, Ply, Position
 from controller.tracking import Ask, Tracker
-from controller.tracking.synthetic import hand_reading, position_reading
+from controller.tracking.synthetic import hand_reading, position_reading, stacks_reading
 from tests.service.feeding import Feeder, idle_pipeline
 
 START = "x5/x5/x2,22111,x2/x5/x5 1 8"
@@ -45,3 +47,26 @@ def test_an_answer_the_tracker_cannot_follow_rebuilds_it(tmp_path):
     pipeline, truth = _asking_pipeline(tmp_path)
     pipeline.answered(Ply.from_ptn("c3"), truth)  # not even legal in the tracked position
     assert pipeline._resync
+
+
+def test_a_pair_answered_records_the_reply_of_the_candidate_picked(tmp_path):
+    """Two plies seen at once, the reply's kind in doubt: the question offers "c2 then d3" and
+    "c2 then Sd3"; the one picked decides which reply the tracker records after the answer."""
+    pipeline = idle_pipeline(tmp_path)
+    start = "x5/x5/x2,1,x2/x5/2,x3,1 2 2"
+    tracker, truth = Tracker(Position.from_tps(start)), Position.from_tps(start)
+    feed = Feeder(tracker).feed
+    feed(position_reading(truth, appearance=True), 2.0)
+    feed(hand_reading(5), 0.6)
+    for ptn in ("c2", "Sd3"):
+        truth.play(Ply.from_ptn(ptn))
+    clean = position_reading(truth, appearance=True)
+    unsure = stacks_reading(5, {"d3": ((WHITE, FLAT),)}, confidence=0.6)  # a flat, at 0.6
+    (ask,) = feed(replace(clean, squares={**clean.squares, "d3": unsure.squares["d3"]}), 1.2)
+    assert [c.then.ptn() for c in ask.candidates[:2]] == ["d3", "Sd3"]
+    pipeline.tracker, pipeline._resync = tracker, False
+    recorded = Position.from_tps(start)
+    recorded.play(Ply.from_ptn("c2"))  # the game as the service recorded the answer
+    follows = pipeline.answered(Ply.from_ptn("c2"), recorded, then=ask.candidates[1].then)
+    assert [p.ptn() for p in follows] == ["Sd3"] and not pipeline._resync
+    assert tracker.position.tps() == truth.tps()

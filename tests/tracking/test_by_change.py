@@ -696,6 +696,24 @@ def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(sta
     assert camera.tracker.position.tps() == truth.tps()
 
 
+def test_pairs_with_the_same_first_ply_are_each_offered_and_the_reply_chosen_is_recorded():
+    # the reply's kind is what the reader is unsure of: "c2 then d3" and "c2 then Sd3" are both
+    # candidates (quick-reply bench seed 324 offered `2b3+` with one reply, the wrong one)
+    truth, camera = _seen("x5/x5/x2,1,x2/x5/2,x3,1 2 2")
+    camera.feed(hand_reading(5), 0.6)
+    for ptn in ("c2", "Sd3"):
+        truth.play(Ply.from_ptn(ptn))
+    clean = camera.reading(truth.stacks())
+    unsure = stacks_reading(5, {"d3": ((WHITE, FLAT),)}, confidence=0.6)  # read a flat, at 0.6
+    reading = replace(clean, squares={**clean.squares, "d3": unsure.squares["d3"]})
+    (ask,) = camera.feed(reading, 1.2, answer=False)
+    offered = [c.describe() for c in ask.candidates]
+    assert offered[:2] == ["c2 then d3", "c2 then Sd3"]
+    answered = camera.tracker.accept(Ply.from_ptn("c2"), then=Ply.from_ptn("Sd3"))
+    assert [d.ply.ptn() for d in answered if isinstance(d, Commit)] == ["c2", "Sd3"]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
 def test_two_plies_at_once_that_the_reader_shows_though_a_square_barely_changed_are_asked():
     # quick-reply bench seed 305: a stack taken off the board's edge changed its square's look
     # by 0.6 only, so no pair fitted by what changed; the reader read every square right. Here
