@@ -82,8 +82,8 @@ HINDSIGHT_MARGIN = 0.75
 # been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
 # next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
 MISSED_FLAT_CHANGE = 0.5
-# A pair of plies is asked about instead of one ply that fits only by excusing a piece the reader
-# saw arrive (`_pair_instead`) when it fits better by this much: about one square read surely
+# A pair of plies is asked about instead of one ply that fits only by excusing a square whose look
+# surely changed (`_pair_instead`) when it fits better by this much: about one square read surely
 # wrong, as for a revision in hindsight (HINDSIGHT_MARGIN)
 PAIR_MARGIN = 0.75
 
@@ -692,10 +692,15 @@ class Tracker:
         if not found:
             return []
         found.sort(key=lambda f: f[0])
-        out: list[Decision] = [Resynced()] if self.state in ("illegal", "desync") else []
-        self.unmatched_since = None
         ask = Ask(tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates]),
                   "the board shows this ply, though not every square it moves looks changed")
+        return self._ask_on_board(ask, evidence, appearance)
+
+    def _ask_on_board(self, ask: Ask, evidence, appearance) -> list[Decision]:
+        """Ask `ask` about this board, which no one ply fitted by what changed: after `Resynced`
+        when the board did not match the game before (illegal, desync), which it now may."""
+        out: list[Decision] = [Resynced()] if self.state in ("illegal", "desync") else []
+        self.unmatched_since = None
         return out + self._ask(ask, (dict(evidence), appearance))
 
     def _two_plies(self, evidence, p, changed, appearance) -> list[Decision]:
@@ -704,22 +709,19 @@ class Tracker:
         a pause the camera did not see (a hand gate that flagged the whole of it). Without this
         the board was illegal and then out of sync for good, until the players took both plies
         back. Asked about, never committed quietly: judging every pair is many more chances of
-        a fit by chance, and a question costs one confirmation. Candidates are the best pair
-        for each first ply, best first; accepting the first records both (`accept`)."""
+        a fit by chance, and a question costs one confirmation. Candidates are pairs, best
+        first; accepting one records both (`accept(ply, then=reply)`)."""
         candidates = self._pairs(evidence, p, changed)
         if not candidates:
             return []
-        out: list[Decision] = [Resynced()] if self.state == "illegal" else []
-        self.unmatched_since = None
         self._quiet = None
         ask = Ask(candidates, f"two plies at once: {candidates[0].describe()}")
-        return out + self._ask(ask, (dict(evidence), appearance))
+        return self._ask_on_board(ask, evidence, appearance)
 
     def _pairs(self, evidence, p, changed) -> tuple[Candidate, ...]:
         """Pairs of plies that fit the board by change, and that the reader does not confidently
         contradict (a pair may pile pieces out of the reader's sight, and only its heights then
-        tell it from a spread still in hand): the best for each first ply, best first, scored
-        by cost and contradiction."""
+        tell it from a spread still in hand), scored by cost and contradiction (`_best_pairs`)."""
         judge = self._judge(self.position, evidence, p, changed)
         return self._best_pairs([
             Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
@@ -777,12 +779,10 @@ class Tracker:
         if not found:
             return []
         candidates = self._best_pairs(found)
-        out: list[Decision] = [Resynced()] if self.state == "illegal" else []
-        self.unmatched_since = None
         self._quiet = None
         ask = Ask(candidates, f"two plies at once: {candidates[0].describe()} (the board shows "
                               "them, though not every square they move looks changed)")
-        return out + self._ask(ask, (dict(evidence), appearance))
+        return self._ask_on_board(ask, evidence, appearance)
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by
