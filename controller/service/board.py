@@ -305,9 +305,11 @@ class BoardService:
                 await self._play_locked(self.computer_move, source="camera")
                 return None
             pending = self.session.ambiguity
-            if pending is not None and pending.candidates == list(candidates):
+            replies = list(then or [None] * len(candidates))
+            if (pending is not None and pending.candidates == list(candidates)
+                    and pending.then == replies):  # (pairs differ in their replies too)
                 return pending  # the same question, still on the board: do not ask twice
-            amb = self.session.ask(candidates, scores, reason, then)
+            amb = self.session.ask(candidates, scores, reason, replies)
             self.bus.publish("ambiguity", {"id": amb.id,
                                            "candidates": [c.ptn() for c in candidates],
                                            "scores": [round(s, 4) for s in scores],
