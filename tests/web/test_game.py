@@ -139,6 +139,19 @@ def test_new_game_input_is_checked(web, body):
     assert r.json()["detail"]
 
 
+def test_a_pair_question_with_other_replies_is_a_new_question(web):
+    start(web)
+    play(web, "a1", "e5", "c3")
+    c2, d3, sd3 = (Ply.from_ptn(p) for p in ("c2", "d3", "Sd3"))
+    first = web.server.call(web.board.ask([c2], [0.1], "two plies at once", [d3]))
+    again = web.server.call(web.board.ask([c2], [0.1], "two plies at once", [d3]))
+    assert again.id == first.id  # the same question, still on the board
+    other = web.server.call(web.board.ask([c2], [0.1], "two plies at once", [sd3]))
+    assert other.id != first.id  # the same first ply, another reply: asked anew
+    g = web.client.get("/api/game").json()
+    assert g["ambiguity"]["then"] == ["Sd3"]
+
+
 def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
     start(web)
     play(web, "a1", "e5")
