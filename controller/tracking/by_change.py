@@ -90,6 +90,13 @@ TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's 
 # the lens the top face is 0.6 pitch behind. A change of its top is then as hard to see as a
 # height's (bench seed 37: a dark flat dropped on a light 8-high stack at the far edge, unseen).
 TOP_OUT_OF_SIGHT = 6  # pieces
+# A square the reader did not see as the game has it when the board last matched (a piece there
+# read empty: hidden behind a taller neighbour, or a light flat on light wood in a glare; or a
+# square the game has empty read occupied) does not show its top changing clearly either: a ply
+# that changes that top may find its look changed only a little. Fresh bench seed 212 (tilt 39):
+# a dark flat on b3, read empty at 0.82 for 20 plies, was moved off; b3's look changed by 1.17,
+# the ply missed the structure check by 0.16, and the game went out of sync for its last 15 plies.
+UNSEEN_VISIBLE = 0.5
 # A stack casts its shadow up to SHADOW_PER_HEIGHT times its height away: lights as low as 25
 # degrees (a window, a lamp; tan 25 = 0.47). Heights in pitches (the reference board's pieces).
 SHADOW_PER_HEIGHT = 2.2
@@ -376,6 +383,8 @@ class ChangeJudge:
                        else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
             if max(len(old), len(new)) >= TOP_OUT_OF_SIGHT:
                 visible = min(visible, HEIGHT_ONLY_VISIBLE)
+            if self._unseen(sq, old):
+                visible = min(visible, UNSEEN_VISIBLE)
             changed = self.p.get(sq, 0.0)
             if visible < 1.0:
                 changed = max(changed, self.faint.get(sq, 0.0))
@@ -416,6 +425,12 @@ class ChangeJudge:
             structure += W_UNALTERED * discount * p
         return Judged(structure + reading, structure, contra, colours, frozenset(altered),
                       height_against=against_heights, **what)
+
+    def _unseen(self, square: str, stack: Stack) -> bool:
+        """Did the reader, when the board last matched, read `square` empty where the game had
+        `stack` on it, or occupied where the game had it empty?"""
+        then = self.accepted.get(square)
+        return then is not None and (then.p_occupied < 0.5) == bool(stack)
 
     def _reader_turn(self, square: str, stack: Stack) -> float:
         """How much more surely the reader contradicts `stack` on `square` now than when the
