@@ -227,10 +227,13 @@ class Recorder:
                 self._doubt.pop(sq, None)
             elif source is not None:
                 self._doubt.setdefault(sq, source)
-        flattened = self._follow_wall_doubt(ply, squares)
+        onto_wall, flattened = self._follow_wall_doubt(ply, squares)
         why = []
         if source is not None:
             why.append(f"carries pieces from {ply.square}, which depends on unsure ply {source}")
+        if onto_wall is not None:
+            what, number = onto_wall
+            why.append(f"moves onto {what}, which may be a wall by unsure ply {number}")
         if flattened is not None:
             what, number = flattened
             why.append(f"moves a capstone onto {what}, which may be a wall or not by unsure "
@@ -239,14 +242,23 @@ class Recorder:
             return PlyNote(ply)
         return PlyNote(ply, True, (), "; ".join(why))
 
-    def _follow_wall_doubt(self, ply: Ply, squares: list[str]) -> tuple[str, int] | None:
-        """Keep `_wall_doubt` in step with a committed ply (already played); -> (square, ply
-        number) when the ply moved a capstone onto a square in that doubt: whether it flattened
-        a wall (`*`) depends on the unsure ply."""
+    def _follow_wall_doubt(
+        self, ply: Ply, squares: list[str]
+    ) -> tuple[tuple[str, int] | None, tuple[str, int] | None]:
+        """Keep `_wall_doubt` in step with a committed ply (already played); -> two (square, ply
+        number) or None: a square in that doubt the ply dropped pieces on, which only a lone
+        capstone may do to a wall (so whether the ply could be played at all depends on the
+        unsure ply: fresh bench seed 512, `c2<` onto a wall recorded as a flat, committed
+        quietly 0.6 ahead of the `c2+` played); and one a capstone ended on alone, where
+        whether it flattened a wall (`*`) depends on the unsure ply."""
         if ply.is_placement:
-            return None
+            return None, None
         end = squares[-1]
-        flattened = None
+        flattened = onto_wall = None
+        lone_cap = self.tracker.position.stack(end)[-1][1] == CAP and ply.drops[-1] == 1
+        for sq in squares[1:]:
+            if sq in self._wall_doubt and not (sq == end and lone_cap):
+                onto_wall = onto_wall or (sq, self._wall_doubt[sq])
         if end in self._wall_doubt and self.tracker.position.stack(end)[-1][1] == CAP:
             flattened = (end, self._wall_doubt[end])
         moved = self._wall_doubt.pop(ply.square, None)  # the top piece goes to the end square
@@ -254,7 +266,7 @@ class Recorder:
             self._wall_doubt.pop(sq, None)  # covered
         if moved is not None:
             self._wall_doubt[end] = moved
-        return flattened
+        return onto_wall, flattened
 
     def _write(self, note: PlyNote) -> None:
         if self.journal is not None and self.game_id is not None:

@@ -167,7 +167,10 @@ def test_a_ply_revised_by_a_later_board_is_rewritten_once_and_marked():
         recorder.feed(shot, k / 5)
     game = ptn.parse_game(recorder.ptn())
     assert [m.ply.ptn() for m in game.moves] == plies  # c2 first recorded as Sc2?, then revised
-    assert [m.annotation for m in game.moves] == ["", "", "", "?", "", ""]
+    # c3- could only be played onto a flat: it stands or falls with the guess on c2 (marked)
+    assert [m.annotation for m in game.moves] == ["", "", "", "?", "?", ""]
+    assert game.moves[4].comments_after == [
+        "unsure (moves onto c2, which may be a wall by unsure ply 4)"]
     said = [e.describe() for e in recorder.events]
     assert "unsure between Sc2, Cc2, c2: recorded Sc2?" in said  # the reader's wall, asked about
     assert "takeback of 1 ply" in said  # c3- fits only a flat on c2: taken back, asked again
@@ -250,6 +253,23 @@ def test_a_capstone_moved_onto_a_piece_whose_kind_was_unsure_is_marked_too():
     assert last.comments_after == [
         "unsure (moves a capstone onto c3, which may be a wall or not by unsure ply 3)"]
     assert game.moves[3].annotation == game.moves[5].annotation == ""  # e4, e3: no doubt
+
+
+def test_a_ply_moving_onto_a_piece_whose_kind_was_unsure_is_marked_too():
+    # c3 is read a flat, 60 % sure: asked (Sc3, Cc3), recorded as the flat. d3< drops a flat on
+    # it, which only a flat there allows: had the guess been wrong, d3< could not have been
+    # played, so it is as unsure as c3 (fresh bench seed 512: a flat moved onto a wall recorded
+    # as a flat, unmarked, where the ply played went the other way). a5 touches nothing in doubt.
+    plies = ["a1", "e5", "c3", "d3", "e4", "d3<", "a5"]
+    reader = MisreadingReader(5, done=3, square="c3", color="light", kind="flat", sure=0.6)
+    recorder = Recorder(5, reader)
+    for k, shot in enumerate(timeline(5, [Ply.from_ptn(p) for p in plies], random.Random(3))):
+        recorder.feed(shot, k / 5)
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == plies
+    assert [m.annotation for m in game.moves] == ["", "", "?", "", "", "?", ""]
+    assert game.moves[5].comments_after == [
+        "unsure (moves onto c3, which may be a wall by unsure ply 3)"]
 
 
 def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
