@@ -10,7 +10,8 @@ changes (noise, glare, a piece pushed over the line) and changes hugging the gri
 leaning over the ring in a tilted view; the reader says which stacks and how far) are not hands.
 
 What counts as change at one ring sample, without assuming any colour:
-- colour: unlike the empty board after allowing for light and shadow (a gain 0.5-1.25);
+- colour: unlike the empty board after allowing for light and shadow (a gain 0.5-1.25), both as
+  followed on still boards and as first seen (a shadow the model took in may lift);
 - hue, averaged over a few samples (dark skin in dim light can match the wood's brightness);
 - darkness: a band of the ring much darker than the rest of it, across every voting row, with a
   changed colour in a couple of those rows (a shadow only darkens). This finds dark skin that has
@@ -102,22 +103,29 @@ def _compare(
     in_frame: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
-    `shape` [rows, along, sides] -> (changed, much darker than the rows' typical gain), [K] bool."""
+    `shape` [rows, along, sides] -> (changed in colour beyond light and shadow, changed in hue,
+    much darker than the rows' typical gain), each [K] bool."""
     # (einsum: numpy's axis-1 sums over three channels cost more than the arithmetic)
     gain = np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
-    g = np.clip(gain, *RING_GAIN)
-    resid = ring - g[:, None] * e
-    changed = np.einsum("ij,ij->i", resid, resid) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
+    colour = _unlike(ring, e, ee, gain)
     # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite its
     # hue. Compare chromaticity where there is light enough to tell, over a few samples.
     ps, es = ring @ _ONES3, e @ _ONES3
     diff = ring / np.maximum(ps, 1)[:, None] - e / np.maximum(es, 1)[:, None]  # [K, 3]
     mean = _window_sum(diff.reshape(*shape, 3), RING_CHROMA_WINDOW) / window_n[..., None]
     chroma = np.abs(mean).max(axis=3).reshape(-1)
-    changed |= (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
+    hue = (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
     typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
     dark = gain < RING_DARK * typical
-    return changed & in_frame, dark & in_frame
+    return colour & in_frame, hue & in_frame, dark & in_frame
+
+
+def _unlike(ring: np.ndarray, e: np.ndarray, ee: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """[K] bool: samples unlike their model [K, 3] however the light and shadow (`RING_GAIN`)
+    scale it; `gain` the best scale, `ee` the model's squared norms."""
+    g = np.clip(gain, *RING_GAIN)
+    resid = ring - g[:, None] * e
+    return np.einsum("ij,ij->i", resid, resid) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
 
 
 class MotionGate:
@@ -187,8 +195,11 @@ class HandGate:
         self.in_frame, self.far_in_frame = inside[:R], inside[R:]
         self.map_x = img[:, 0].astype(np.float32)[None]
         self.map_y = img[:, 1].astype(np.float32)[None]
-        self.empty: np.ndarray | None = None  # [R, 3]
+        self.empty: np.ndarray | None = None  # [R, 3], following the light (`follow`)
         self._empty_sq = np.zeros(0, np.float32)
+        # ... and the bare ring as first given (`set_empty`), never followed: see `changed`
+        self.bare: np.ndarray | None = None
+        self._bare_sq = np.zeros(0, np.float32)
         ring_in = self.in_frame.reshape(len(RING_OFFSETS), self.along_count, 4)
         self._outer_in_frame = ring_in[-2:].any(axis=0)  # [A, 4]
         self.far_empty: np.ndarray | None = None  # [F, 3]
@@ -208,6 +219,7 @@ class HandGate:
         """The empty board at `ring_pts` ([R, 3] BGR, e.g. warped from the empty-board model)."""
         self.empty = samples.reshape(-1, 3).astype(np.float32)
         self._empty_sq = (self.empty * self.empty).sum(1)
+        self.bare, self._bare_sq = self.empty.copy(), self._empty_sq.copy()
 
     def learn_far(self, frame: np.ndarray) -> None:
         """Average a frame of the empty board (start-up) into the model of the table rows."""
@@ -243,12 +255,30 @@ class HandGate:
     # -- per sample --------------------------------------------------------------------------------
     def changed(self, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """-> ([R] bool ring samples unlike the empty board after allowing for light and shadow,
-        [R] bool samples much darker than the ring as a whole)."""
+        [R] bool samples much darker than the ring as a whole).
+
+        A change of colour must be one against the ring as followed AND against the bare ring
+        as first seen: following the light on still boards, the model also takes in a stack's
+        shadow that falls across the ring (within the gain allowed for shade, it is no change).
+        When the stack goes, the wood is lit again, brighter than the model allows, but as it
+        was when first seen. Against the followed model alone that was a hand, on every frame,
+        so the model never followed back: fresh record bench seed 512 saw a hand for 27 s after
+        a1's stack was spread, and lost its last 11 plies. (A change of hue is a change against
+        either: light and shadow keep the wood's hue.)"""
         R = len(self.ring_pts)
-        if self.empty is None:
+        if self.empty is None or self.bare is None:
             return np.zeros(R, dtype=bool), np.zeros(R, dtype=bool)
         shape = (len(RING_OFFSETS), self.along_count, 4)
-        return _compare(ring[:R], self.empty, self._empty_sq, shape, self._window_n, self.in_frame)
+        now = ring[:R]
+        colour, hue, dark = _compare(now, self.empty, self._empty_sq, shape, self._window_n,
+                                     self.in_frame)  # fmt: skip
+        # (a shadow, cast or lifted, keeps the wood's hue: only colour changes are looked at)
+        lit = np.flatnonzero(colour & ~hue)
+        if len(lit):
+            bare, bare_sq = self.bare[lit], self._bare_sq[lit]
+            gain = np.einsum("ij,ij->i", now[lit], bare) / (bare_sq + 1e-3)
+            colour[lit] = _unlike(now[lit], bare, bare_sq, gain)
+        return colour | hue, dark
 
     def far_changed(self, samples: np.ndarray) -> np.ndarray:
         """[F] bool: table-row samples unlike the table (colour or hue; darkness is left out: the
@@ -259,8 +289,8 @@ class HandGate:
         far, e = samples[len(self.ring_pts) :], self.far_empty
         shape = (len(FAR_OFFSETS), self.far_count, 4)
         ee = np.einsum("ij,ij->i", e, e)
-        changed, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame)
-        return changed
+        colour, hue, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame)
+        return colour | hue
 
     # -- per frame ---------------------------------------------------------------------------------
     def explained(

@@ -179,3 +179,32 @@ def test_a_hand_with_the_woods_own_colour_is_flagged(seed, tilt):
         truth, reading = _read(reader, scene, camera, look, seed=seed)
         assert truth.hand_over_board
         assert reading.occluded, f"wood-coloured hand from the {side}: {reading.reason}"
+
+
+def test_the_wood_lit_again_when_a_stack_whose_shadow_the_ring_took_in_goes_is_no_hand():
+    """Fresh record bench seed 512 (4x4, tilt 37, a low light): a1's stack cast its shadow over
+    the ring, and the ring's model, following the light on still boards, took the shadow in.
+    When the stack was spread away the wood there was lit again, brighter than the model
+    allowed: a hand, on every frame for 27 s (the model only follows on frames without one),
+    and the recording lost its last 11 plies. The wood is as it was first seen: no hand."""
+    import random
+
+    from controller.tracking.script import random_game, timeline
+
+    rng = random.Random(512)  # the record bench's draws for its game 512, in its order
+    size, length, tilt = rng.choice((4, 5, 6, 7)), rng.randint(20, 60), rng.uniform(0.0, 40.0)
+    shots = list(timeline(size, random_game(size, length, rng), rng))
+    camera, look = random_setup(512, size, tilt_deg=tilt)
+    reader = BoardReader(size)
+    before, after = shots[452], shots[465]  # still boards before and after 2a1+11
+    assert before.still and after.still and "a1" in before.stacks and "a1" not in after.stacks
+    for k in range(10):  # start-up: the empty board
+        reader.read(render_frame(Scene(size), camera, look, seed=k, t=k / 5).image)
+    for k in range(30):  # the stack on a1 for 6 s
+        reading = reader.read(render_frame(Scene(size, before.stacks), camera, look,
+                                           seed=100 + k, t=2 + k / 5).image)  # fmt: skip
+    assert reading.clean, reading.reason
+    for k in range(5):
+        reading = reader.read(render_frame(Scene(size, after.stacks), camera, look,
+                                           seed=200 + k, t=14 + k / 5).image)  # fmt: skip
+        assert not reading.occluded, f"frame {k} after: {reading.reason}"
