@@ -279,17 +279,22 @@ class BoardService:
             "margin": margin, "tps": position.tps(),
         })
         await self._show_leds()
-        # the ply's tak/tinue mark for the PTN (after the LEDs: it never delays what players see)
+        await self._after_change()
+
+    async def _after_change(self) -> None:
+        """After a ply was recorded or corrected: its tak/tinue mark for the PTN (after the
+        LEDs: it never delays what players see), the ending if it ended the game, and the
+        computer's turn."""
+        position = self.session.position
         record = self.session.journal.game(self.session.game_id)
         await asyncio.to_thread(self.marks.marks, record)
-        result = self.session.result
-        if result is not None:
+        if record.result is not None:
             outcome = position.outcome()
             road = None
             if outcome is not None and outcome.reason == "road" and outcome.winner is not None:
                 road = position.road(outcome.winner)
             self.bus.publish("game_ended", {"game_id": int(self.session.game_id),
-                                            "result": result, "road": road})
+                                            "result": record.result, "road": road})
         self._computer_turn()
 
     async def ask(
@@ -364,6 +369,29 @@ class BoardService:
             await self._show_leds()
             self._computer_turn()
             return undone
+
+    async def correct_last(self, ply: Ply) -> Ply:
+        """A person says the board shows another last ply than the one recorded (a wall taken
+        for a flat, a spread's drops): replace it in one step. A takeback and a typed ply in two
+        requests would race the camera, which sees the ply on the board again in between and
+        records it again, as it saw it."""
+        async with self.lock:
+            old, played = await asyncio.to_thread(self.session.correct_last, ply)
+            self.problem = {}
+            self._cancel_thinking()
+            self.computer_move = None
+            position = self.session.position
+            number = position.ply_count
+            log.info("ply %d corrected: %s -> %s", number, old.ptn(), played.ptn())
+            self.bus.publish("ply_corrected", {
+                "game_id": int(self.session.game_id), "number": number, "was": old.ptn(),
+                "ptn": played.ptn(), "tps": position.tps(),
+            })
+            if self.camera is not None:
+                self.camera.corrected(played, position)
+            await self._show_leds()
+            await self._after_change()
+            return played
 
     async def finish(self, result: str, reason: str) -> str:
         async with self.lock:

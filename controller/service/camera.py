@@ -288,6 +288,24 @@ class CameraPipeline:
             return []
         return follows
 
+    def corrected(self, ply, position) -> None:
+        """A person corrected the last ply to `ply`: the game is now `position`, the board as it was
+        (it showed the corrected ply all along). The tracker swaps its last ply and keeps its
+        picture of the board; a fresh tracker would judge the whole board again from the
+        reader's absolute answers, which may misread the very piece that was corrected (that
+        is how the wrong ply came about). Anything unexpected: `resync`."""
+        tracker = self.tracker
+        if tracker is None or self._resync:
+            self._resync = True
+            return
+        try:
+            tracker.correct_last(ply)
+        except TakError:
+            self._resync = True
+            return
+        if tracker.position.tps() != position.tps():
+            self._resync = True
+
     def took_back(self, position) -> None:
         """The camera's own takeback (the board went back to an earlier position) was recorded:
         the game is now `position`. The tracker made it and already stands there, with its

@@ -25,6 +25,7 @@ EVENT_TYPES = (
     "game_started",
     "ply_committed",
     "ply_taken_back",
+    "ply_corrected",
     "ambiguity",
     "ambiguity_resolved",
     "ambiguity_withdrawn",

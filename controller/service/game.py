@@ -100,6 +100,20 @@ class GameSession:
         self.ambiguity = None
         return [entry.ply.ptn() for entry in undone]
 
+    def correct_last(self, ply: Ply) -> tuple[Ply, Ply]:
+        """The board shows another last ply than the one recorded (a person says so): replace
+        it, journal first. A game its old last ply ended is open again unless `ply` ends it
+        too. -> (the ply replaced, `ply` as played). Raises IllegalPlyError where `ply` could
+        not have been played instead."""
+        position = self._position()
+        if position.ply_count == 0:
+            raise NotFoundError("no ply to correct: the game has none yet")
+        old = self.journal.correct_last_ply(self.game_id, ply)
+        position.pop()
+        played = position.push(ply)
+        self.ambiguity = None
+        return old.ply, played
+
     def finish(self, result: str) -> str:
         self._open_position()
         Outcome.from_result(result)

@@ -315,6 +315,57 @@ class Journal:
                 position.pop()
         return undone
 
+    def correct_last_ply(
+        self,
+        game_id: GameId,
+        ply: Ply,
+        *,
+        uncertain: bool = False,
+        alternatives: Iterable[Ply] = (),
+    ) -> JournalPly:
+        """Replace the game's last ply with `ply` (a person says the board shows another ply
+        than the one recorded), in one durable transaction: there is never a moment on disk
+        without the ply. A game that the old ply ended is open again unless `ply` ends it too
+        (a game resigned or drawn stays closed). -> the ply replaced.
+
+        Raises `IllegalPlyError` if `ply` is not legal where the old one was played,
+        `JournalError` if the game has no plies or was ended otherwise than by its last ply."""
+        alternatives = tuple(alternatives)
+        with self._lock:
+            record = self.game(game_id)
+            if not record.plies:
+                raise JournalError(f"game {game_id} has no plies to correct")
+            position = record.position()
+            ended = position.outcome()
+            if record.result is not None and (ended is None or ended.result() != record.result):
+                raise JournalError(
+                    f"game {game_id} was ended ({record.result}) otherwise than by its last ply;"
+                    " it takes no corrections"
+                )
+            old = record.plies[-1]
+            position.pop()
+            played = position.play(ply)  # raises IllegalPlyError quoting ply and TPS
+            outcome = position.outcome()
+            now = self._clock()
+            with self._write() as db:
+                db.execute(
+                    "UPDATE plies SET ptn = ?, uncertain = ?, alternatives = ?, recorded_at = ?"
+                    " WHERE game_id = ? AND number = ?",
+                    (played.ptn(), int(bool(uncertain)),
+                     json.dumps([alt.ptn() for alt in alternatives]), now, int(game_id),
+                     old.number),
+                )  # fmt: skip
+                db.execute(
+                    "UPDATE games SET result = ?, finished_at = ? WHERE id = ?",
+                    (outcome.result(), now, int(game_id)) if outcome is not None
+                    else (None, None, int(game_id)),
+                )  # fmt: skip
+            if outcome is None:
+                self._positions[int(game_id)] = position
+            else:
+                self._positions.pop(int(game_id), None)
+        return old
+
     def set_tags(self, game_id: GameId, **tags: str | None) -> None:
         """Add, change (or with None, remove) tags: `set_tags(gid, Player1="Ann", Event=None)`."""
         with self._lock, self._write() as db:

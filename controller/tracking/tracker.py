@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from controller.tak import FLAT, Ply, Position
+from controller.tak import FLAT, Ply, Position, TakError
 from controller.tracking.by_change import (
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
@@ -276,6 +276,24 @@ class Tracker:
             out.append(Commit(again, 0.0, self.position.ply_count))
         self._replay = []
         return out + self._game_over()
+
+    def correct_last(self, ply: Ply) -> Ply:
+        """A person says the last ply was `ply`, not the one played in the tracked position (a
+        quiet commit gone wrong): replace it. The board has not changed since, so the board as
+        matched stays the one to compare the next with; and a person's word is never revised.
+        Raises TakError if `ply` is not legal there (the position is then as it was)."""
+        last = self.position.pop()
+        try:
+            played = self.position.play(ply)
+        except TakError:
+            self.position.push(last)
+            raise
+        number = self.position.ply_count
+        self._asked = [(n, o) for n, o in self._asked if n != number]
+        self._quiet = None
+        self.pending = self._before_ask = self._undecided = None
+        self.state = "tracking" if self.position.outcome() is None else "over"
+        return played
 
     def judge_again(self) -> list[Decision]:
         """Judge the last still board again now, when an answer asked for that (`accept` of a

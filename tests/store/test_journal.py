@@ -88,6 +88,54 @@ def test_undo_plies_removes_the_last_n_and_the_game_continues(journal):
         journal.undo_plies(gid, 5)
 
 
+def test_the_last_ply_is_corrected_in_place_and_the_game_goes_on(journal):
+    gid = journal.new_game(size=5)
+    journal.append_ply(gid, Ply.from_ptn("a1"))
+    journal.append_ply(gid, Ply.from_ptn("e5"))
+    journal.append_ply(gid, Ply.from_ptn("c3"), uncertain=True, alternatives=plies("Sc3"))
+    old = journal.correct_last_ply(gid, Ply.from_ptn("Sc3"))
+    assert old.ply == Ply.from_ptn("c3") and old.number == 3 and old.uncertain
+    game = journal.game(gid)
+    assert [(e.ply.ptn(), e.uncertain, e.alternatives) for e in game.plies] == [
+        ("a1", False, ()), ("e5", False, ()), ("Sc3", False, ())]
+    assert journal.position(gid).top("c3") == (0, 1)  # white's wall
+    assert journal.append_ply(gid, Ply.from_ptn("d3")) == 4  # on top of the corrected one
+
+
+def test_a_correction_that_is_not_legal_there_writes_nothing(journal):
+    gid = journal.new_game(size=5)
+    for p in plies("a1", "e5"):
+        journal.append_ply(gid, p)
+    with pytest.raises(IllegalPlyError, match="a1"):
+        journal.correct_last_ply(gid, Ply.from_ptn("a1"))  # white's flat is on a1 already
+    assert [e.ply.ptn() for e in journal.game(gid).plies] == ["a1", "e5"]
+    assert journal.append_ply(gid, Ply.from_ptn("c3")) == 3
+    with pytest.raises(JournalError, match="no plies"):
+        journal.correct_last_ply(journal.new_game(size=5), Ply.from_ptn("a1"))
+
+
+def test_correcting_the_ply_that_ended_a_game_opens_it_again_unless_it_still_ends_it(journal):
+    gid = journal.new_game(size=4)
+    for p in plies("d4", "a1", "b1", "d3", "c1", "c4", "d1"):  # d1 completes white's road
+        journal.append_ply(gid, p)
+    journal.finish(gid, "R-0")
+    journal.correct_last_ply(gid, Ply.from_ptn("Sd1"))  # a wall is no part of a road
+    game = journal.game(gid)
+    assert game.result is None and game.finished_at is None and game.in_progress
+    assert journal.append_ply(gid, Ply.from_ptn("b4")) == 8
+    journal.undo_plies(gid, 1)
+    journal.correct_last_ply(gid, Ply.from_ptn("d1"))  # the road after all
+    assert journal.game(gid).result == "R-0"
+    with pytest.raises(JournalError, match="finished"):
+        journal.append_ply(gid, Ply.from_ptn("b4"))
+    # a game ended otherwise (resigned) takes no corrections
+    other = journal.new_game(size=5)
+    journal.append_ply(other, Ply.from_ptn("a1"))
+    journal.finish(other, "0-1")
+    with pytest.raises(JournalError, match="otherwise than by its last ply"):
+        journal.correct_last_ply(other, Ply.from_ptn("b1"))
+
+
 def test_set_tags_adds_changes_and_removes_case_insensitively(journal):
     gid = journal.new_game(size=5, players=("Ann", "Bob"))
     journal.set_tags(gid, player1="Anna", Event="Cup", Site=None)

@@ -6,9 +6,11 @@ import time
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 from controller.tak import Ply
 from tests.web.conftest import TOKEN
+from tests.web.test_events import receive_until
 
 
 def start(web, **body):
@@ -95,6 +97,29 @@ def test_take_back_undoes_the_last_plies(web):
     assert [p["ptn"] for p in r.json()["game"]["plies"]] == ["a1"]
     too_many = web.client.post("/api/game/takeback", json={"plies": 5})
     assert too_many.status_code == 404 and "has 1" in too_many.json()["detail"]
+
+
+def test_the_last_ply_is_corrected_in_one_request(web):
+    start(web)
+    play(web, "a1", "e5", "c3")
+    with connect(web.url.replace("http", "ws") + "/api/events") as ws:
+        r = web.client.put("/api/game/plies/last", json={"ptn": "Sc3"})
+        assert r.status_code == 200, r.text
+        event = receive_until(ws, "ply_corrected")["data"]
+    assert (event["number"], event["was"], event["ptn"]) == (3, "c3", "Sc3")
+    g = r.json()["game"]
+    assert [p["ptn"] for p in g["plies"]] == ["a1", "e5", "Sc3"]
+    assert g["stacks"]["c3"] == [["white", "wall"]] and g["to_move"] == "black"
+    assert "2. Sc3" in g["ptn"]
+    assert web.anon.put("/api/game/plies/last", json={"ptn": "c3"}).status_code == 401
+    illegal = web.client.put("/api/game/plies/last", json={"ptn": "a1"})  # a1 is taken
+    assert illegal.status_code == 409 and "a1" in illegal.json()["detail"]
+    malformed = web.client.put("/api/game/plies/last", json={"ptn": "c9"})
+    assert malformed.status_code == 400 and "c9" in malformed.json()["detail"]
+    assert [p["ptn"] for p in web.client.get("/api/game").json()["plies"]] == ["a1", "e5", "Sc3"]
+    start(web)
+    none = web.client.put("/api/game/plies/last", json={"ptn": "a1"})
+    assert none.status_code == 404 and "no ply to correct" in none.json()["detail"]
 
 
 def test_resign_and_draw_end_the_game_and_no_more_plies_are_taken(web):

@@ -237,3 +237,49 @@ def test_playing_the_computer_from_the_page(sim_server, browser):
     expect(page.locator(".banner.computer")).to_have_count(0)
     context.close()
     assert errors == []
+
+
+@pytest.mark.slow
+def test_the_last_ply_is_corrected_from_the_move_list(sim_server, browser):
+    """The camera recorded c3; the player says it was a wall: a tap on the ply in the move list,
+    a tap on "Sc3". The correction stands (the camera does not record c3 again), and the next
+    ply the camera sees is recorded on top of it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1500})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(sim_server.url)
+    page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
+    page.reload()
+    page.click("#new-game")
+    page.select_option("#new-game-form select[name=size]", "5")
+    page.select_option("#new-game-form select[name=computer]", "")
+    page.click("#new-game-ok")
+    expect(page.locator("#state")).to_have_text("recording")
+    for n, square in enumerate(("a1", "e5", "c3")):
+        tap_square(page, "sim-board", square)
+        expect(page.locator("#moves .ply").nth(n)).to_have_text(square, timeout=20_000)
+
+    page.locator("#moves .ply.last").click()
+    form = page.locator("#correct-ply")
+    expect(form).to_be_visible()
+    expect(form).to_contain_text("Ply 3 was recorded as c3")
+    page.screenshot(path=str(ARTIFACTS / "page-correct.png"), full_page=True)
+    form.get_by_role("button", name="Sc3", exact=True).click()
+    expect(page.locator("#moves .ply").nth(2)).to_have_text("Sc3", timeout=10_000)
+    expect(form).to_be_hidden()
+    expect(page.locator("#board g[data-square=c3]")).to_have_count(1)
+    page.wait_for_timeout(2500)  # the board stands as it was: nothing recorded again
+    expect(page.locator("#moves .ply")).to_have_count(3)
+    expect(page.locator("#state")).to_have_text("recording")
+
+    tap_square(page, "sim-board", "d3")  # black's next flat
+    expect(page.locator("#moves .ply").nth(3)).to_have_text("d3", timeout=20_000)
+    # a typed correction that is not legal there is refused, with the reason
+    page.locator("#moves .ply.last").click()
+    page.fill("#correct-ply-text", "a1")
+    page.locator("#correct-ply button[type=submit]").click()
+    expect(page.locator("#toast")).to_contain_text("a1", timeout=5_000)
+    expect(page.locator("#moves .ply").nth(3)).to_have_text("d3")
+    context.close()
+    assert errors == []

@@ -1,4 +1,5 @@
-"""The game in progress: read it, start one, play/confirm/take back plies, end it, tag it, hint."""
+"""The game in progress: read it, start one, play/confirm/correct/take back plies, end it, tag
+it, hint."""
 
 from __future__ import annotations
 
@@ -43,6 +44,14 @@ async def new_game(body: models.NewGame, board: BoardDep, _: ControlToken) -> mo
 async def play(body: models.PlyIn, board: BoardDep, _: ControlToken) -> models.PlyResult:
     board.require_game()
     played = await board.play(Ply.from_ptn(body.ptn.strip()), source="manual")
+    return models.PlyResult(ptn=played.ptn(), game=game_public(await board.snapshot()))
+
+
+@router.put("/game/plies/last", response_model=models.PlyResult,
+            summary="Correct the last ply: the board shows this one (PTN), not the one recorded")
+async def correct_last(body: models.PlyIn, board: BoardDep, _: ControlToken) -> models.PlyResult:
+    board.require_game()
+    played = await board.correct_last(Ply.from_ptn(body.ptn.strip()))
     return models.PlyResult(ptn=played.ptn(), game=game_public(await board.snapshot()))
 
 

@@ -5,7 +5,7 @@ const FILES = "abcdefgh";
 const TOKEN_KEY = "takboard.token";
 
 const state = { game: null, leds: null, sim: null, health: null, camera: null, hand: null,
-  calibrating: null, simMode: false };
+  calibrating: null, simMode: false, correcting: null };
 
 // ---------------------------------------------------------------- HTTP
 class ApiError extends Error {
@@ -177,15 +177,53 @@ function renderGame() {
       span.textContent = p.ptn + (p.uncertain ? "?" : "");
       span.className = "ply" + (p.uncertain ? " unsure" : "") + (p === last ? " last" : "");
       span.dataset.number = p.number;
+      if (p === last && !g.result) {  // the camera got it wrong: one tap to put it right
+        span.title = "not what was played? tap to correct it";
+        span.addEventListener("click", () => openCorrection(p));
+      }
       li.appendChild(span);
     }
     list.appendChild(li);
   }
   list.scrollTop = list.scrollHeight;
+  if (state.correcting !== null && (!last || last.number !== state.correcting || g.result)) closeCorrection();
   $("#download").href = `/api/library/${g.id}/ptn`;
   $("#ninja").href = g.ptn_ninja_url;
   renderTags();
   renderBanners();
+}
+
+// The last ply, corrected: a placement offers its square's other stones (the reader's kind calls
+// are its weakest); anything else is typed, starting from the ply as recorded.
+function openCorrection(ply) {
+  state.correcting = ply.number;
+  $("#correct-what").textContent = `Ply ${ply.number} was recorded as ${ply.ptn}. It was: `;
+  const choices = $("#correct-choices");
+  choices.replaceChildren();
+  const placed = /^([SC]?)([a-h][1-8])$/.exec(ply.ptn);
+  if (placed) {
+    for (const stone of ["", "S", "C"]) {
+      if (stone === placed[1]) continue;
+      const ptn = stone + placed[2];
+      choices.appendChild(button(ptn, () => correctLast(ptn), "choice"));
+    }
+  }
+  $("#correct-ply-text").value = ply.ptn;
+  $("#correct-ply").hidden = false;
+}
+
+function closeCorrection() {
+  state.correcting = null;
+  $("#correct-ply").hidden = true;
+}
+
+async function correctLast(ptn) {
+  const number = state.correcting;
+  const done = await act("PUT", "/api/game/plies/last", { ptn });
+  if (!done) return;
+  closeCorrection();
+  toast(`ply ${number} corrected to ${done.ptn}`);
+  state.game = done.game; renderGame();
 }
 
 function renderTags() {
@@ -502,6 +540,12 @@ function wire() {
     if (who && confirm(`${who} resigns?`)) act("POST", "/api/game/end", { how: "resign", player: who });
   });
   $("#draw").addEventListener("click", () => { if (confirm("Agree a draw?")) act("POST", "/api/game/end", { how: "draw" }); });
+  $("#correct-ply").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const ptn = $("#correct-ply-text").value.trim();
+    if (ptn) correctLast(ptn);
+  });
+  $("#correct-cancel").addEventListener("click", closeCorrection);
   $("#manual-ply").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const ptn = $("#manual-ply-text").value.trim();
