@@ -38,6 +38,21 @@ def lay_out(table: VirtualBoard, position: Position) -> None:
     table.reset(position.size, {sq: list(st) for sq, st in position.stacks().items()})
 
 
+def game_on_the_table(data_dir, opening: list[str], size: int = 5
+                      ) -> tuple[Journal, int, VirtualBoard, Settings]:  # fmt: skip
+    """A journal with a game `opening` plies in, the table laid out so, and the settings of a
+    simulated camera and LED board over it -> (journal, game id, table, settings)."""
+    journal = Journal(data_dir / "j.db")
+    game = journal.new_game(size=size, komi=0, players=("", ""), opening="swap")
+    for ptn in opening:
+        journal.append_ply(game, Ply.from_ptn(ptn))
+    table = VirtualBoard(size)
+    lay_out(table, position_after(size, opening))
+    settings = Settings(data_dir=data_dir, camera="sim", serial="sim", sim=True, size=size,
+                        fps=5.0)  # fmt: skip
+    return journal, game, table, settings
+
+
 @contextlib.asynccontextmanager
 async def watched(settings: Settings, table: VirtualBoard, journal: Journal
                   ) -> AsyncIterator[tuple[BoardService, CameraPipeline, list[tuple[str, dict]]]]:

@@ -10,24 +10,15 @@ import asyncio
 
 import pytest
 
-from controller.service.config import Settings
-from controller.service.virtual_board import VirtualBoard
-from controller.store import Journal
 from controller.tak import Ply
-from tests.service.table import lay_out, position_after, watched
+from tests.service.table import game_on_the_table, watched
 from tests.service.waiting import wait_for
 
 
 @pytest.mark.slow
 def test_a_ply_the_camera_recorded_is_corrected_and_the_game_goes_on_from_it(tmp_path):
-    journal = Journal(tmp_path / "j.db")
-    game = journal.new_game(size=5, komi=0, players=("", ""), opening="swap")
     opening = ["a1", "e5", "c3"]
-    for ptn in opening:
-        journal.append_ply(game, Ply.from_ptn(ptn))
-    table = VirtualBoard(5)
-    lay_out(table, position_after(5, opening))
-    settings = Settings(data_dir=tmp_path, camera="sim", serial="sim", sim=True, size=5, fps=5.0)
+    journal, game, table, settings = game_on_the_table(tmp_path, opening)
 
     def recorded() -> list[str]:
         return [p.ptn for p in board.session.plies()]

@@ -9,24 +9,15 @@ import asyncio
 
 import pytest
 
-from controller.service.config import Settings
-from controller.service.virtual_board import VirtualBoard
-from controller.store import Journal
 from controller.tak import Ply
-from tests.service.table import lay_out, position_after, watched
+from tests.service.table import game_on_the_table, lay_out, position_after, watched
 from tests.service.waiting import wait_for
 
 
 @pytest.mark.slow
 def test_a_quick_reply_is_asked_about_as_two_plies_and_the_answer_records_both(tmp_path):
-    journal = Journal(tmp_path / "j.db")
-    game = journal.new_game(size=5, komi=0, players=("", ""), opening="swap")
     opening = ["a1", "e5", "c3"]
-    for ptn in opening:
-        journal.append_ply(game, Ply.from_ptn(ptn))
-    table = VirtualBoard(5)
-    lay_out(table, position_after(5, opening))
-    settings = Settings(data_dir=tmp_path, camera="sim", serial="sim", sim=True, size=5, fps=5.0)
+    journal, _, table, settings = game_on_the_table(tmp_path, opening)
 
     async def scenario():
         async with watched(settings, table, journal) as (board, camera, seen):

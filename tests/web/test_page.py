@@ -50,6 +50,19 @@ def tap_square(page, board_id: str, square: str) -> None:
     page.locator(f"#{board_id} g[data-square={square}]").click()
 
 
+def open_page(browser, server):
+    """The page in a fresh browser context, the token already stored -> (context, page, the
+    page's uncaught errors as they come)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1500})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url)
+    page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
+    page.reload()
+    return context, page, errors
+
+
 @pytest.mark.slow
 def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, browser, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
@@ -206,13 +219,7 @@ def test_camera_frame_overlay_and_hand_set_corners(sim_server):
 def test_playing_the_computer_from_the_page(sim_server, browser):
     """Start a game against the computer, make a ply on the table, see its answer in the banner
     (and on the LEDs), let the simulated hands make it, and see the camera record it."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1500})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(sim_server.url)
-    page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
-    page.reload()
+    context, page, errors = open_page(browser, sim_server)
     page.click("#new-game")
     page.select_option("#new-game-form select[name=size]", "5")
     page.select_option("#new-game-form select[name=computer]", "black")
@@ -244,13 +251,7 @@ def test_the_last_ply_is_corrected_from_the_move_list(sim_server, browser):
     """The camera recorded c3; the player says it was a wall: a tap on the ply in the move list,
     a tap on "Sc3". The correction stands (the camera does not record c3 again), and the next
     ply the camera sees is recorded on top of it."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1500})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(sim_server.url)
-    page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
-    page.reload()
+    context, page, errors = open_page(browser, sim_server)
     page.click("#new-game")
     page.select_option("#new-game-form select[name=size]", "5")
     page.select_option("#new-game-form select[name=computer]", "")
