@@ -233,6 +233,10 @@ class CameraPipeline:
         self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
         self._task: asyncio.Task | None = None
         self._frame_lock = threading.Lock()
+        # The tracker judges frames in a worker thread, outside the board's lock; an answer or a
+        # correction from the page changes it from the event loop. One at a time: a position
+        # popped under a judge that is pushing and popping plies on it is no position at all.
+        self._tracker_lock = threading.Lock()
         self._latest: np.ndarray | None = None
         self._latest_index = 0
         self._jpeg: tuple[int, bytes] | None = None
@@ -272,20 +276,22 @@ class CameraPipeline:
         if tracker is None or self._resync or tracker.pending is None:
             self._resync = True
             return []
-        try:
-            follows = [d.ply for d in tracker.accept(ply, then=then)[1:] if isinstance(d, Commit)]
-        except TakError:  # not legal in the tracked position: they disagree
-            self._resync = True
-            return []
-        expected = position.copy()
-        try:
-            for later in follows:
-                expected.play(later)
-        except TakError:
-            follows = []
-        if tracker.position.tps() != expected.tps():
-            self._resync = True
-            return []
+        with self._tracker_lock:
+            try:
+                accepted = tracker.accept(ply, then=then)
+            except TakError:  # not legal in the tracked position: they disagree
+                self._resync = True
+                return []
+            follows = [d.ply for d in accepted[1:] if isinstance(d, Commit)]
+            expected = position.copy()
+            try:
+                for later in follows:
+                    expected.play(later)
+            except TakError:
+                follows = []
+            if tracker.position.tps() != expected.tps():
+                self._resync = True
+                return []
         return follows
 
     def corrected(self, ply, position) -> None:
@@ -298,13 +304,14 @@ class CameraPipeline:
         if tracker is None or self._resync:
             self._resync = True
             return
-        try:
-            tracker.correct_last(ply)
-        except TakError:
-            self._resync = True
-            return
-        if tracker.position.tps() != position.tps():
-            self._resync = True
+        with self._tracker_lock:
+            try:
+                tracker.correct_last(ply)
+            except TakError:
+                self._resync = True
+                return
+            if tracker.position.tps() != position.tps():
+                self._resync = True
 
     def took_back(self, position) -> None:
         """The camera's own takeback (the board went back to an earlier position) was recorded:
@@ -312,8 +319,12 @@ class CameraPipeline:
         picture of the board as it is now; as with `answered`, a fresh tracker would judge the
         whole board again from the reader's absolute answers. Anything unexpected: `resync`."""
         tracker = self.tracker
-        if tracker is None or self._resync or tracker.position.tps() != position.tps():
+        if tracker is None or self._resync:
             self._resync = True
+            return
+        with self._tracker_lock:
+            if tracker.position.tps() != position.tps():
+                self._resync = True
 
     def resync(self, *, new_game: bool = False, resumed: bool = False) -> None:
         """The game changed by another way than the camera: rebuild the tracker before next
@@ -467,7 +478,7 @@ class CameraPipeline:
                                        resume=self._resuming)
                 self._resync = False
         tracker = self.tracker
-        decisions = await asyncio.to_thread(tracker.step, reading, now)
+        decisions = await asyncio.to_thread(self._step, tracker, reading, now)
         board.health.tracker = tracker.state
         if decisions:
             self._notify("decisions", decisions)
@@ -475,6 +486,10 @@ class CameraPipeline:
             if self._resync or tracker is not self.tracker:
                 break  # the game changed while the frame was being judged: judge the next one
             await self._apply(decision)
+
+    def _step(self, tracker: Tracker, reading, now: float) -> list:
+        with self._tracker_lock:
+            return tracker.step(reading, now)
 
     def _take_reference(self, frame: np.ndarray, size: int, empty_game: bool) -> None:
         """Remember the bare board: from the simulator directly, else the first frame of a game
