@@ -168,7 +168,12 @@ class Recorder:
                     events.append(Event(event.frame, event.t, follow))
                 elif isinstance(follow, Commit):  # plies played again after a revised one
                     taken = self._taken.pop(0) if self._taken else None
-                    self._write(taken if taken and taken.ply == follow.ply else PlyNote(follow.ply))
+                    if taken is not None and taken.ply == follow.ply:
+                        self._write(taken)
+                    else:  # changed to fit the revised ply: as unsure as it
+                        was = (taken.ply,) if taken is not None else ()
+                        why = f"changed to fit revised ply {follows[0].number}"
+                        self._write(PlyNote(follow.ply, True, was, why))
                     events.append(Event(event.frame, event.t, follow))
                 if isinstance(follow, GameOver):
                     events.append(Event(event.frame, event.t, follow))

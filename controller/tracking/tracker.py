@@ -88,6 +88,18 @@ MISSED_FLAT_CHANGE = 0.5
 PAIR_MARGIN = 0.75
 
 
+def _same_spread(position: Position, ply: Ply) -> list[Ply]:
+    """The legal spreads from `ply`'s square, in its direction, ending on its last square, other
+    than `ply` itself: what it may have been with another count or other drops."""
+    if ply.is_placement:
+        return []
+    size = position.size
+    end = ply.squares(size)[-1]
+    return [q for q in position.legal_plies
+            if not q.is_placement and q.square == ply.square and q.direction == ply.direction
+            and q != ply and q.squares(size)[-1] == end]  # fmt: skip
+
+
 @dataclass(frozen=True)
 class TrackerConfig:
     hold_s: float = DEFAULT_HOLD_S  # the board must hold still this long (seconds)
@@ -895,12 +907,14 @@ class Tracker:
         a candidate). The best fit of all wins (newest first among equals: bench seed 37, where
         the newest close call's other answer let a ply fit by chance, and the one that was wrong,
         7 plies older, let the ply played fit exactly). Then `Takeback` to it and `Ask` again,
-        that alternative first; once answered, `accept` plays the plies since again. The position
-        is left as it is when nothing fits."""
+        that alternative first; once answered, `accept` plays the plies since again (one of them
+        changed if the alternative left it no longer legal: `_played_then`). The position is left
+        as it is when nothing fits."""
         position = self.position
         self._asked = [(n, o) for n, o in self._asked
                        if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
-        best: tuple[float, int, Ply, Ply] | None = None  # (score, number, alternative, original)
+        # (score, number, alternative, original, the plies since as they would be played again)
+        best: tuple[float, int, Ply, Ply, list[Ply]] | None = None
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
@@ -908,18 +922,19 @@ class Tracker:
             try:
                 for alternative in alternatives(original, list(others)):
                     dearer = others.get(alternative, unasked_dearer)
-                    score = self._played_then(alternative, later, lambda d=dearer: fits(d))
-                    if score is not None and (best is None or score < best[0]):
-                        best = (score, number, alternative, original)
+                    found = self._played_then(alternative, later, lambda d=dearer: fits(d))
+                    if found is not None and (best is None or found[0] < best[0]):
+                        best = (found[0], number, alternative, original, found[1])
             finally:
                 for ply in popped:
                     position.push(ply)
         if best is None:
             return []
-        _, number, alternative, original = best
+        _, number, alternative, original, again = best
         back = position.ply_count - number + 1
-        popped = [position.pop() for _ in range(back)][::-1]  # the revised ply, then the later
-        self._replay = popped[1:]
+        for _ in range(back):
+            position.pop()
+        self._replay = again
         self._asked = [(n, o) for n, o in self._asked if n < number]
         self._reevaluate = True
         ask = Ask((Candidate(alternative, 0.0), Candidate(original, 0.0)),
@@ -928,21 +943,41 @@ class Tracker:
 
     def _played_then(
         self, alternative: Ply, later: list[Ply], fits: Callable[[], float | None]
-    ) -> float | None:
-        """`fits()` with `alternative` and then `later` played (None if one is not legal); the
-        position is restored."""
+    ) -> tuple[float, list[Ply]] | None:
+        """(`fits()`, the later plies as played) with `alternative` and then `later` played;
+        None if none fits. The position is restored.
+
+        A spread's count decided wrong leaves a later spread off the same stack carrying pieces
+        it no longer has (fresh bench seed 528: `3b1+` recorded for `3b1+12`, then `4b2>13` for
+        `2b2>11`, both asked; two plies later no ply fitted and the game was out of sync for its
+        last 16 plies). So one later spread that the alternative leaves illegal may be replaced by
+        the same spread with another count or drops that ends on the same square
+        (`_same_spread`); the best fit of those counts. Any other later ply must stay legal."""
         position = self.position
-        pushed = 0
-        try:
-            for ply in [alternative, *later]:
-                if ply not in position.legal_plies:
-                    return None
-                position.push(ply)
-                pushed += 1
-            return fits()
-        finally:
-            for _ in range(pushed):
-                position.pop()
+        best: tuple[float, list[Ply]] | None = None
+
+        def play(plies: list[Ply], done: list[Ply], changed: bool) -> None:
+            nonlocal best
+            pushed = 0
+            try:
+                for i, ply in enumerate(plies):
+                    if ply not in position.legal_plies:
+                        if changed or i == 0:  # (never the alternative itself)
+                            return
+                        for other in _same_spread(position, ply):
+                            play([other, *plies[i + 1 :]], done + plies[:i], True)
+                        return
+                    position.push(ply)
+                    pushed += 1
+                score = fits()
+                if score is not None and (best is None or score < best[0]):
+                    best = (score, (done + plies)[1:])
+            finally:
+                for _ in range(pushed):
+                    position.pop()
+
+        play([alternative, *later], [], False)
+        return best
 
     def _ask(self, ask: Ask, matched: tuple | None = None) -> list[Decision]:
         """Ask `ask`; `matched`: the board asked about, to judge the next one against once

@@ -43,3 +43,29 @@ def test_a_close_call_revised_by_hindsight_is_not_revised_back_and_forth():
     silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
               if note.ply != ply and not note.uncertain]  # fmt: skip
     assert silent == []
+
+
+def test_a_spread_that_a_revised_count_left_impossible_is_changed_with_it_and_marked():
+    # fresh bench seed 528 (4x4, tilt 12): `3b1+12` recorded as `3b1+` (asked), then `2b2>11` as
+    # `4b2>13` (asked); eight plies later no ply fitted. Revising ply 31 alone left ply 33
+    # carrying four pieces from a stack of three, so nothing was revised, and the game was out
+    # of sync for its last 16 plies. Now ply 33 is changed with it, to the same spread with the
+    # count that fits, and marked as unsure as the revision.
+    recorder, truth = replay("seed528.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 56
+    revised, changed = recorder.notes[30], recorder.notes[32]
+    assert revised.uncertain and "ply 31 revised" in revised.reason
+    assert changed.uncertain and changed.reason == "changed to fit revised ply 31"
+    assert changed.alternatives == (Ply.from_ptn("4b2>13"),)
+
+
+def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_in_sync():
+    # fresh bench seed 212 (7x7, tilt 39): a dark flat on b3, read empty for 20 plies, moved
+    # off at ply 44, b3's look changing by 1.17 only: out of sync from there (43 of 58 plies
+    # recorded). Now every ply is recorded, none wrong without a `?`.
+    recorder, truth = replay("seed212.npz")
+    assert len(recorder.notes) >= 56
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=False))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
+    assert [note.ply for note in recorder.notes[:44]][-1] == truth[43]  # b3>, ply 44
