@@ -178,7 +178,10 @@ class Tracker:
         # plies answered after a question: number -> the other candidates, each with how much
         # dearer than the answer it was judged then (for `_revise_asked`)
         self._asked: list[tuple[int, dict[Ply, float]]] = []
-        self._replay: list[Ply] = []  # plies to play again after a revised ply is answered
+        # plies to play again after a revised ply is answered: as recorded, and as the revision's
+        # alternative would have them (it may have changed one: `_played_then`)
+        self._replay: list[Ply] = []
+        self._replay_revised: tuple[Ply, list[Ply]] | None = None
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
         # the unmatched board lacks a stack the player to move may be holding: judged again once
         # it has stood `lifted_grace_s` since `unmatched_since`
@@ -283,10 +286,13 @@ class Tracker:
             reply = self.position.play(then)
             out.append(Commit(reply, 0.0, self.position.ply_count))
         # a revised ply: the plies recorded after it are played again on top of the answer
-        for later in self._replay:
+        replay = self._replay
+        if self._replay_revised is not None and self._replay_revised[0] == played:
+            replay = self._replay_revised[1]
+        for later in replay:
             again = self.position.play(later)
             out.append(Commit(again, 0.0, self.position.ply_count))
-        self._replay = []
+        self._replay, self._replay_revised = [], None
         return out + self._game_over()
 
     def correct_last(self, ply: Ply) -> Ply:
@@ -932,9 +938,8 @@ class Tracker:
             return []
         _, number, alternative, original, again = best
         back = position.ply_count - number + 1
-        for _ in range(back):
-            position.pop()
-        self._replay = again
+        popped = [position.pop() for _ in range(back)][::-1]  # the revised ply, then the later
+        self._replay, self._replay_revised = popped[1:], (alternative, again)
         self._asked = [(n, o) for n, o in self._asked if n < number]
         self._reevaluate = True
         ask = Ask((Candidate(alternative, 0.0), Candidate(original, 0.0)),
@@ -949,7 +954,7 @@ class Tracker:
 
         A spread's count decided wrong leaves a later spread off the same stack carrying pieces
         it no longer has (fresh bench seed 528: `3b1+` recorded for `3b1+12`, then `4b2>13` for
-        `2b2>11`, both asked; two plies later no ply fitted and the game was out of sync for its
+        `2b2>11`, both asked; eight plies later no ply fitted and the game was out of sync for its
         last 16 plies). So one later spread that the alternative leaves illegal may be replaced by
         the same spread with another count or drops that ends on the same square
         (`_same_spread`); the best fit of those counts. Any other later ply must stay legal."""
