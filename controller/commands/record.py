@@ -129,6 +129,20 @@ class Recorder:
             out += self._apply(Event(max(0, self.frames - 1), self.last_t, decision))
         return out
 
+    def unmatched_at_end(self) -> str:
+        """When the frames end with the board not matching the game (out of sync, or a board
+        no ply explains): what a user must know, since plies made from then on are missing from
+        the PTN; else ""."""
+        tracker = self.tracker
+        if tracker.state not in ("illegal", "desync") or tracker.unmatched_since is None:
+            return ""
+        count = tracker.position.ply_count
+        after = f"ply {count} ({self.notes[-1].ply.ptn()})" if self.notes else "the start"
+        wrong = tracker.last.wrong if tracker.last is not None else []
+        check = f"; the board differed on {', '.join(wrong)}" if wrong else ""
+        return (f"the board has not matched the game since t={tracker.unmatched_since:.1f}s: "
+                f"nothing after {after} was recorded{check}")
+
     def _apply(self, event: Event) -> list[Event]:
         events = self._handle(event)
         for e in events:
@@ -524,6 +538,9 @@ def _run(args) -> int:
             show(index, note)
     for event in recorder.finish():  # a close call the last frames left open
         print(f"\n  at the end (t={event.t:.1f}s): {event.describe()}", file=sys.stderr)
+    unmatched = recorder.unmatched_at_end()
+    if unmatched:
+        print(f"\n  at the end: {unmatched}", file=sys.stderr)
     if recorder.tracker.hand_left_no_trace:
         print("\n  at the end: a hand came and went after the last recorded ply and the board "
               "looked the same; a ply that only moves pieces onto stacks with the same top "

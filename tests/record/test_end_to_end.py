@@ -146,3 +146,25 @@ def test_video_file_is_recorded_like_a_folder(tmp_path):
     assert cli.main(["record", str(video), "--size", "5", "--fps", "5", "-o", str(out),
                      "--quiet"]) == 0  # fmt: skip
     assert checked(out, plies) >= len(plies) - 1
+
+
+@pytest.mark.slow
+def test_a_recording_that_ends_out_of_sync_says_from_when_and_what_is_missing(tmp_path, capsys):
+    # after ply 4 a stack is knocked over and scattered where no ply could put its pieces, and
+    # the frames end before the board is put back: the PTN holds the 4 plies, and the user is
+    # told that nothing after them was recorded, and where the board differed
+    plies = GAME[:4]
+    shots = shots_of(5, plies, seed=5)
+    last = shots[-1]
+    scattered = {sq: st for sq, st in last.stacks.items() if sq != "b2"}
+    scattered["c4"] = [("light", "flat")]
+    scattered["a3"] = [("light", "flat")]
+    shots += [Shot(scattered, None, len(plies), True)] * 30  # 6 s, never put back
+    render_folder(tmp_path / "frames", shots, 5)
+    out = tmp_path / "game.ptn"
+    assert cli.main(["record", str(tmp_path / "frames"), "--size", "5", "-o", str(out),
+                     "--quiet"]) == 0  # fmt: skip
+    assert checked(out, plies) == len(plies)
+    err = capsys.readouterr().err
+    assert "at the end: the board has not matched the game since t=" in err
+    assert "nothing after ply 4 (d4) was recorded; the board differed on" in err
