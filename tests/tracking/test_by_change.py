@@ -877,6 +877,22 @@ def test_a_ply_off_a_square_the_reader_never_saw_occupied_with_no_change_there_i
     assert isinstance(camera.log[0], Ask) and "shows this ply" in camera.log[0].reason
 
 
+@pytest.mark.parametrize("change,first", [(0.0, "c5"), (0.1, "c5"), (0.4, "c4+"), (0.8, "c4+")])
+def test_a_question_between_a_placement_and_a_spread_onto_it_puts_first_what_the_source_shows(
+    change, first
+):
+    # White's flat lands on c5: placed, or moved off c4's two white flats. Seen from above c4
+    # changes only faintly if at all, and the reader reads it two high all along: asked. Its
+    # look changing above the board's noise says the spread (fresh bench seeds 13, 118, 224,
+    # 501, all asked and guessed the placement); no change says the placement.
+    truth, camera = _seen("x5/x2,11,x2/x5/x5/2,x4 1 4")
+    camera.misread = {"c4": ((WHITE, FLAT), (WHITE, FLAT))}
+    _played_with_looks(camera, truth, "c4+", {"c4": change / 3**0.5})
+    ask = camera.log[0]
+    assert isinstance(ask, Ask)
+    assert [c.ply.ptn() for c in ask.candidates] == [first, *({"c5", "c4+"} - {first})]
+
+
 def test_a_spread_that_leaves_an_older_position_s_tops_is_not_taken_for_a_takeback():
     # fresh bench seed 106: black moves its flat back from b5 onto c5, where white has just
     # placed a flat; the tops are those of two plies ago (c5 dark, b5 empty), and the reader reads
