@@ -310,6 +310,13 @@ class Position:
         return OPENINGS[self._opening]
 
     @property
+    def placing_color(self) -> int:
+        """The colour of a stone the player to move puts down now: their own, except on the
+        first two plies of the swap openings, which place the opponent's."""
+        swapped = self._ply < 2 and self._opening != NO_SWAP
+        return 1 - self._tomove if swapped else self._tomove
+
+    @property
     def draw_policies(self) -> tuple[str, ...]:
         return tuple(
             p

@@ -104,7 +104,9 @@ class Corners(Strict):
 # --- virtual board (sim) -----------------------------------------------------------------------
 class SimPlace(Strict):
     square: SquareName
-    player: Literal["white", "black"]
+    player: Literal["white", "black", "to_move"] = Field(
+        "to_move", description="whose piece; to_move: the colour the player to move puts down "
+                               "now in the game in progress (the opponent's on plies 1-2)")
     stone: Literal["flat", "wall", "cap"] = "flat"
 
 

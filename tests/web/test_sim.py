@@ -25,6 +25,23 @@ def test_acting_out_a_ply_moves_the_right_colour(web):
     assert table["stacks"] == {"a1": [[1, 0]]}  # white's first ply places a black flat
 
 
+def test_a_piece_placed_for_the_player_to_move_has_the_colour_the_game_wants_now(web):
+    # decided by the server from the game as it is, not by a page that may not have heard of
+    # a new game yet (the page's test once put the old game's colour down, and saw a desync)
+    c = web.client
+    c.post("/api/games", json={"size": 5})
+    assert c.post("/api/sim/place", json={"square": "a1"}).json()["stacks"]["a1"] == [[1, 0]]
+    c.post("/api/game/plies", json={"ptn": "a1"})
+    table = c.post("/api/sim/place", json={"square": "e5", "player": "to_move"}).json()
+    assert table["stacks"]["e5"] == [[0, 0]]  # black's first ply: a white flat
+    for p in ("e5", "c3"):
+        c.post("/api/game/plies", json={"ptn": p})
+    table = c.post("/api/sim/place", json={"square": "d3", "stone": "wall"}).json()
+    assert table["stacks"]["d3"] == [[1, 1]]  # then black's own wall
+    c.post("/api/games", json={"size": 5, "opening": "no-swap"})
+    assert c.post("/api/sim/place", json={"square": "b2"}).json()["stacks"]["b2"] == [[0, 0]]
+
+
 def test_impossible_hand_actions_are_409_and_say_why(web):
     web.client.post("/api/games", json={"size": 5})
     web.client.post("/api/sim/place", json={"square": "b2", "player": "white", "stone": "wall"})

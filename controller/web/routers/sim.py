@@ -35,7 +35,13 @@ async def table(board: BoardDep) -> models.SimBoardPublic:
 
 @router.post("/place", response_model=models.SimBoardPublic, summary="Put a piece on a square")
 async def place(body: models.SimPlace, board: BoardDep, _: ControlToken) -> models.SimBoardPublic:
-    _vb(board).place(body.square, PLAYERS[body.player], STONES[body.stone])
+    if body.player == "to_move":  # decided here, by the game as it is now: a page that has not
+        # yet heard of a new game would otherwise put down the old game's colour
+        position = board.session.position
+        player = position.placing_color if position is not None else PLAYERS["white"]
+    else:
+        player = PLAYERS[body.player]
+    _vb(board).place(body.square, player, STONES[body.stone])
     return _changed(board)
 
 

@@ -346,13 +346,9 @@ function renderSim() {
   }
 }
 
-function simColour() {
+function simColour() {  // "to move": the server knows the game as it is now
   const choice = $("#sim-colour").value;
-  if (choice !== "auto") return choice;
-  const g = state.game;
-  if (!g) return "white";
-  const swap = g.opening === "swap" && g.plies.length < 2;
-  return swap ? (g.to_move === "white" ? "black" : "white") : g.to_move;
+  return choice === "auto" ? "to_move" : choice;
 }
 
 async function simTap(square) {
