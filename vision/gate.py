@@ -101,12 +101,11 @@ def _compare(
     shape: tuple[int, int, int],
     window_n: np.ndarray,
     in_frame: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
     `shape` [rows, along, sides] -> (changed in colour beyond light and shadow, changed in hue,
     much darker than the rows' typical gain), each [K] bool."""
-    # (einsum: numpy's axis-1 sums over three channels cost more than the arithmetic)
-    gain = np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
+    gain = _gain(ring, e, ee)
     colour = _unlike(ring, e, ee, gain)
     # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite its
     # hue. Compare chromaticity where there is light enough to tell, over a few samples.
@@ -118,6 +117,12 @@ def _compare(
     typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
     dark = gain < RING_DARK * typical
     return colour & in_frame, hue & in_frame, dark & in_frame
+
+
+def _gain(ring: np.ndarray, e: np.ndarray, ee: np.ndarray) -> np.ndarray:
+    """[K]: the scale of each model sample [K, 3] (`ee` its squared norms) closest to the sample."""
+    # (einsum: numpy's axis-1 sums over three channels cost more than the arithmetic)
+    return np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
 
 
 def _unlike(ring: np.ndarray, e: np.ndarray, ee: np.ndarray, gain: np.ndarray) -> np.ndarray:
@@ -276,8 +281,7 @@ class HandGate:
         lit = np.flatnonzero(colour & ~hue)
         if len(lit):
             bare, bare_sq = self.bare[lit], self._bare_sq[lit]
-            gain = np.einsum("ij,ij->i", now[lit], bare) / (bare_sq + 1e-3)
-            colour[lit] = _unlike(now[lit], bare, bare_sq, gain)
+            colour[lit] = _unlike(now[lit], bare, bare_sq, _gain(now[lit], bare, bare_sq))
         return colour | hue, dark
 
     def far_changed(self, samples: np.ndarray) -> np.ndarray:
