@@ -274,11 +274,12 @@ class Recorder:
             return None, None
         end = squares[-1]
         flattened = onto_wall = None
-        lone_cap = self.tracker.position.stack(end)[-1][1] == CAP and ply.drops[-1] == 1
+        cap_on_end = self.tracker.position.stack(end)[-1][1] == CAP
+        lone_cap = cap_on_end and ply.drops[-1] == 1
         for sq in squares[1:]:
             if sq in self._wall_doubt and not (sq == end and lone_cap):
                 onto_wall = onto_wall or (sq, self._wall_doubt[sq])
-        if end in self._wall_doubt and self.tracker.position.stack(end)[-1][1] == CAP:
+        if end in self._wall_doubt and cap_on_end:
             flattened = (end, self._wall_doubt[end])
         moved = self._wall_doubt.pop(ply.square, None)  # the top piece goes to the end square
         for sq in squares[1:]:
