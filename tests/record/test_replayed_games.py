@@ -84,3 +84,16 @@ def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_
               if note.ply != ply and not note.uncertain]  # fmt: skip
     assert silent == []
     assert [note.ply for note in recorder.notes[:44]][-1] == truth[43]  # b3>, ply 44
+
+
+def test_a_flat_the_reader_reads_empty_is_asked_about_and_revises_nothing():
+    # fresh bench seed 632 (6x6, tilt 38): a light flat placed on b4 at ply 27 was read empty at
+    # 0.87 though b4's look changed by 1.44. No ply fitted; the whole board, square by square,
+    # then "showed" the game with ply 22's wall on e2 (read a wall at 1.00) as a capstone, as
+    # well as the game as recorded did: e2 was revised to `Ce2`, b4 was never recorded, and the
+    # three plies after it were wrong. Now the game as recorded stands and b4 is asked about.
+    recorder, truth = replay("seed632.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 34
+    e2, b4 = recorder.notes[21], recorder.notes[26]
+    assert "revised" not in e2.reason
+    assert b4.uncertain and "the reader sees no piece there" in b4.reason

@@ -933,3 +933,22 @@ def test_a_hand_that_left_no_trace_is_known_until_the_next_ply():
     assert camera.tracker.hand_left_no_trace
     camera.play(truth, "d4")
     assert not camera.tracker.hand_left_no_trace
+
+
+def test_a_placement_the_reader_reads_empty_where_the_look_changed_is_asked_about():
+    # fresh bench seed 632: a light flat on wood of its own colour, b4, its look changed by 1.44
+    # and read empty at 0.87. No ply fitted, the board was illegal, then out of sync for good.
+    truth, camera = _two_plies_in()
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    reading = camera.reading(truth.stacks())
+    squares = dict(reading.squares)
+    squares["c3"] = SquareReading(empty=True, confidence=0.87, empty_confidence=0.87)
+    asked = camera.feed(replace(reading, squares=squares), 1.2, answer=False)
+    assert [type(d) for d in asked] == [Ask]
+    assert [c.ply.ptn() for c in asked[0].candidates] == ["c3", "Sc3", "Cc3"]
+    assert "c3 changed, but the reader sees no piece there" in asked[0].reason
+    camera.tracker.accept(Ply.from_ptn("c3"))
+    # the reader goes on reading c3 empty; the game goes on
+    camera.misread = {"c3": ()}
+    assert committed(camera.play(truth, "d4")) == ["d4"]
