@@ -188,6 +188,9 @@ class Tracker:
         # the unmatched board lacks a stack the player to move may be holding: judged again once
         # it has stood `lifted_grace_s` since `unmatched_since`
         self._lifted_waits = False
+        # a spread held back while its pieces may still be in a hand (`_held_in_hand`), with the
+        # board it was judged on (evidence, signatures)
+        self._held: tuple[Ply, tuple] | None = None
         # the last board judged "nothing happened" after a hand came and went: (changes per
         # square then, the evidence then, the evidence it was compared to), for `_missed`; None
         # once a ply or a takeback has been recorded since
@@ -250,6 +253,9 @@ class Tracker:
         a second after the last ply (bench seed 120: its last placement 0.5 ahead of a spread,
         judged on the first still frame, and 0.6 s of frames after that); nothing more will
         settle it, and a ply that was played must not go unrecorded."""
+        if self._held is not None:  # no hand will come back now
+            held, self._held = self._held, None
+            return self._commit_held(held)
         if self._undecided is None:
             return []
         return self._ask(self._undecided, self._undecided_matched)
@@ -467,6 +473,11 @@ class Tracker:
             return self._mismatch(h, evidence, changed) <= cfg.match_cost
 
         chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
+        held, self._held = self._held, None
+        if chosen is None and held is not None and self.state == "tracking":
+            # the hand came back with no pieces to drop: the spread held back was played, and
+            # this board is the next ply's
+            return self._commit_held(held) + self._evaluate(stable)
         if self.state == "over":
             # The game ended on a position that rests on guesses: a ply played after the end
             # (no hypothesis fits) shows a guess was wrong (bench seed 37: one flat spread where
@@ -599,6 +610,10 @@ class Tracker:
                 # commit that quietly.
                 why = "the board did not match the game just before"
                 out += self._ask(Ask(close().candidates, why), matched)
+            elif (margin >= needed and not doubted and by_change
+                  and self._held_in_hand(best, evidence, p, stable)):  # fmt: skip
+                self._held = (best.ply, matched)  # judged again when it has stood, or on the
+                # next board
             elif margin >= needed and not doubted:
                 self._before_commit = (self._accepted, self._looks)
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
@@ -626,6 +641,39 @@ class Tracker:
                 self._quiet = (dict(self.changes), dict(evidence), self._accepted)
             self._accepted, self._looks = matched
         evaluation.decisions = out
+        return out
+
+    def _held_in_hand(self, best: Hypothesis, evidence, p, stable: StableReading) -> bool:
+        """Is `best` a spread the camera sees only as pieces lifted off a stack, while the
+        reader saw no stack grow where it drops them? Then the pieces may still be in a hand the
+        camera does not see (held high, it is imaged beyond the board), as when no ply fits
+        (`_lifted`): the board is judged again once it has stood `lifted_grace_s`, and a hand
+        that comes back and drops them makes a new board. Fresh bench seed 741: a flat lifted
+        off a5 and held out of view for 1.8 s fitted `a5>` onto b5's flat of its colour (b5
+        read height 1, surely), committed quietly; then it was dropped on a4 (`a5-`), and 16
+        plies after it were recorded wrong without a mark. The bench's players leave the board
+        still for only 1.0-1.6 s between plies: when the next board fits no ply, the spread held
+        back is committed and that board judged after it (`_commit_held`)."""
+        if best.ply is None or best.ply.is_placement or best.height_against <= 0.0:
+            return False
+        if not self._lifted(evidence, p):
+            return False
+        if stable.at - stable.since >= self.config.lifted_grace_s:
+            return False
+        self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
+        self._lifted_waits = True
+        return True
+
+    def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
+        """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the
+        next to."""
+        ply, matched = held
+        self._before_commit = (self._accepted, self._looks)
+        played = self.position.push(ply)
+        out: list[Decision] = [Commit(played, self.config.commit_margin, self.position.ply_count)]
+        out += self._game_over()
+        self._accepted, self._looks = matched
+        self._lifted_waits, self.unmatched_since = False, None
         return out
 
     def _faint_left(self, h: Hypothesis, rivals: list[Hypothesis]) -> float:

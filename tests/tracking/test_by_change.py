@@ -952,3 +952,55 @@ def test_a_placement_the_reader_reads_empty_where_the_look_changed_is_asked_abou
     # the reader goes on reading c3 empty; the game goes on
     camera.misread = {"c3": ()}
     assert committed(camera.play(truth, "d4")) == ["d4"]
+
+
+def _white_flat_beside_its_own() -> tuple[Position, Camera, np.ndarray]:
+    """5x5 after a1, e5, e4, a2: white to move, its flat on e4 next to its flat on e5; e5 reads
+    and looks like one flat whatever stands there (a height the camera cannot see)."""
+    truth, camera = _two_plies_in()
+    camera.play(truth, "e4")
+    camera.play(truth, "a2")
+    one = camera.reading(truth.stacks()).appearance["e5"]
+    two = camera.reading({**truth.stacks(), "e5": ((WHITE, FLAT),) * 2}).appearance["e5"]
+    camera.misread = {"e5": ((WHITE, FLAT),)}
+    return truth, camera, one - two
+
+
+def _spread_onto_e5_unseen() -> tuple[Position, Camera]:
+    truth, camera, two_look_like_one = _white_flat_beside_its_own()
+    truth.play(Ply.from_ptn("e4+"))
+    camera.shaded = {"e5": two_look_like_one}
+    return truth, camera
+
+
+def test_a_flat_lifted_and_held_out_of_view_is_not_a_spread_onto_its_neighbour():
+    # fresh bench seed 741: a flat lifted off a5 and held out of the camera's view for 1.8 s
+    # fitted `a5>` onto b5's flat of its colour, committed quietly; then it was put on a4
+    truth, camera, _ = _white_flat_beside_its_own()
+    lifted = {sq: st for sq, st in truth.stacks().items() if sq != "e4"}
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.board(lifted, 1.8) == []
+    assert committed(camera.play(truth, "e4-")) == ["e4-"]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_spread_held_back_is_committed_when_the_next_ply_comes():
+    truth, camera = _spread_onto_e5_unseen()
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.board(truth, 1.2) == []  # the pieces may still be in a hand
+    decisions = camera.play(truth, "c3")
+    assert [type(d) for d in decisions] == [Commit, Commit]  # no question
+    assert committed(decisions) == ["e4+", "c3"]
+
+
+def test_a_spread_held_back_is_committed_once_the_board_has_stood():
+    truth, camera = _spread_onto_e5_unseen()
+    camera.feed(hand_reading(5), 0.6)
+    assert committed(camera.board(truth, 3.0)) == ["e4+"]
+
+
+def test_a_spread_held_back_when_the_recording_ends_is_committed():
+    truth, camera = _spread_onto_e5_unseen()
+    camera.feed(hand_reading(5), 0.6)
+    assert camera.board(truth, 1.2) == []
+    assert committed(camera.tracker.finish()) == ["e4+"]
