@@ -987,10 +987,13 @@ class Tracker:
                 after = {sq: position.stack(sq) for sq in touched}
                 altered = [sq for sq in touched if after[sq] != before.get(sq, ())]
                 if not ply.is_placement and not all(
-                    before.get(sq) and after[sq] and before[sq][-1] == after[sq][-1]
+                    before.get(sq) and after[sq] and before[sq][-1][0] == after[sq][-1][0]
                     for sq in altered
                 ):
-                    continue  # a top changed: it would have been seen
+                    continue  # a top changed colour: it would have been seen. (Not its kind:
+                    # the game's wall may be a guess. Fresh bench seed 731: `Sd2?` for `d2` at
+                    # ply 14; ten plies later its flat, moved onto a dark flat unseen, was a wall
+                    # moved there to the game, and the game went out of sync for its last 29.)
                 judge = self._judge(position, evidence, p, changed)
                 if not any(self._fits_by_change(j) for j in judge.plies()):
                     continue

@@ -97,3 +97,18 @@ def test_a_flat_the_reader_reads_empty_is_asked_about_and_revises_nothing():
     e2, b4 = recorder.notes[21], recorder.notes[26]
     assert "revised" not in e2.reason
     assert b4.uncertain and "the reader sees no piece there" in b4.reason
+
+
+def test_a_ply_nobody_saw_may_move_a_piece_the_game_guessed_a_wall():
+    # fresh bench seed 731 (4x4, tilt 36): ply 14, a flat on d2, was asked about and guessed a
+    # wall (`Sd2?`). At ply 24 a flat moved from d1 onto d2's dark flat, unseen (only heights
+    # changed); to the game that moved the "wall", a top changed, so it was never looked for,
+    # and the game was out of sync for its last 29 plies, with one silent error.
+    recorder, truth = replay("seed731.npz")
+    assert len(recorder.notes) == len(truth) == 54
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
+    missed = recorder.notes[23]
+    assert missed.ply == truth[23] == Ply.from_ptn("d1+")
+    assert missed.uncertain and "not seen" in missed.reason
