@@ -708,7 +708,8 @@ class Tracker:
 
     def _revise(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply, and a recent ply was a close call: would another candidate of
-        that call (with the plies since played on top of it) explain the board? A flat taken for a
+        that call, or for a placement a spread onto its square (`_onto_placed`), with the plies
+        since played on top of it, explain the board? A flat taken for a
         wall shows when a stack is later spread over it. Then the plies back to that one are taken
         back, it is asked about again with the candidate that fits first, and once that is answered
         the plies since are played again and the board is judged again.
@@ -717,8 +718,12 @@ class Tracker:
         def fits(dearer: float) -> float | None:  # some ply explains the board, judged by change
             return self._revision_score(evidence, p, changed, dearer)
 
-        return self._revise_asked(lambda original, others: others, fits,
-                                  "a later board fits only this one")  # fmt: skip
+        # (a spread not asked about counts as judged at least the commit margin dearer: where a
+        # candidate asked about fits too, that one comes first)
+        return self._revise_asked(
+            lambda original, others: [*others, *self._onto_placed(original, others)],
+            fits, "a later board fits only this one", unasked_dearer=self.config.commit_margin,
+        )
 
     def _hindsight(self, evidence, p, changed, best: Hypothesis) -> list[Decision]:
         """The board fits a ply only as a close call: would it fit one clearly better had a recent
@@ -945,11 +950,25 @@ class Tracker:
 
     def _from_square(self, original: Ply, others: list[Ply]) -> list[Ply]:
         """A revision's alternatives: the other candidates asked about, then every legal ply from
-        the same square (the position is the one before `original`)."""
+        the same square, and the spreads onto a placement's square (`_onto_placed`). The
+        position is the one before `original`."""
         return [*others, *(
             q for q in self.position.legal_plies
             if q.square == original.square and q != original and q not in others
-        )]  # fmt: skip
+        ), *self._onto_placed(original, others)]  # fmt: skip
+
+    def _onto_placed(self, original: Ply, others: list[Ply]) -> list[Ply]:
+        """For a placement, the spreads that end on its square: a flat moved onto an empty
+        square looks like one placed there when the square it left hardly changed (fresh bench
+        seed 729: a light flat the reader never saw on c6, moved to d6, was recorded `d6?`;
+        the next ply put a dark flat on c6, where the game had a light one, and the game was
+        out of sync for its last 27 plies). The position is the one before `original`."""
+        if not original.is_placement:
+            return []
+        size = self.position.size
+        return [q for q in self.position.legal_plies
+                if not q.is_placement and q.squares(size)[-1] == original.square
+                and q not in others]  # fmt: skip
 
     def _missed(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply; would it fit one if a ply had been played before it that changed

@@ -112,3 +112,15 @@ def test_a_ply_nobody_saw_may_move_a_piece_the_game_guessed_a_wall():
     missed = recorder.notes[23]
     assert missed.ply == truth[23] == Ply.from_ptn("d1+")
     assert missed.uncertain and "not seen" in missed.reason
+
+
+def test_a_placement_is_revised_to_the_spread_onto_its_square():
+    # fresh bench seed 729 (6x6, tilt 23; its first 200 frames): a light flat on c6 that the
+    # reader never saw was moved onto empty d6 at ply 11, c6's look changing by 0.72, and it was
+    # recorded as placed there, `d6?`. Ply 12 put a dark flat on c6, where the game had the light
+    # one; only the candidates asked about were tried in place of ply 11, and the game was out
+    # of sync for its last 27 plies. Now the spreads onto a placement's square are tried too.
+    recorder, truth = replay("seed729-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 16
+    revised = recorder.notes[10]
+    assert revised.uncertain and "ply 11 revised" in revised.reason

@@ -1004,3 +1004,4 @@ def test_a_spread_held_back_when_the_recording_ends_is_committed():
     camera.feed(hand_reading(5), 0.6)
     assert camera.board(truth, 1.2) == []
     assert committed(camera.tracker.finish()) == ["e4+"]
+
