@@ -52,7 +52,13 @@ from controller.tracking.by_change import (
     touching_pairs,
     unseen_pieces,
 )
-from controller.tracking.change import changes, light_only, p_changed, p_faint
+from controller.tracking.change import (
+    UNCHANGED_BELOW,
+    changes,
+    light_only,
+    p_changed,
+    p_faint,
+)
 from controller.tracking.decisions import (
     Ask,
     Candidate,
@@ -914,7 +920,12 @@ class Tracker:
         are ruled out only because the reader reads a square they leave a piece on as empty.
         A light flat on wood of its own colour is the reader's commonest miss (fresh bench seed
         632: `b4`, its look changed by 1.44, read empty at 0.87; the game went out of sync for
-        its last 8 plies). Asked about, never committed quietly."""
+        its last 8 plies). Asked about, never committed quietly.
+
+        Each such square's look must have changed, and not by the light alone (`light_only`):
+        fresh bench seed 702, straight above, a wall moved onto a flat of its colour changed
+        nothing; the shadow it had cast on b1 was gone, and b1 was asked about as a piece unseen
+        (`b2-` for `b2>`), which left a later spread one piece short, quietly."""
         position, cfg = self.position, self.config
         found = []
         for h in ranked[: cfg.max_considered]:
@@ -922,12 +933,16 @@ class Tracker:
                 continue
             position.push(h.ply)
             try:
-                missed = sum(colour_contradiction(position.stack(sq), evidence.get(sq))
-                             for sq in h.ply.squares(position.size)
-                             if position.stack(sq) and sq in evidence
-                             and evidence[sq].p_occupied < 0.5)  # fmt: skip
+                unseen = [sq for sq in h.ply.squares(position.size)
+                          if position.stack(sq) and sq in evidence
+                          and evidence[sq].p_occupied < 0.5]  # fmt: skip
+                missed = sum(colour_contradiction(position.stack(sq), evidence[sq])
+                             for sq in unseen)  # fmt: skip
             finally:
                 position.pop()
+            if any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW
+                   or self._light_only.get(sq, 0.0) >= 0.5 for sq in unseen):  # fmt: skip
+                continue
             if missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost:
                 found.append(Candidate(h.ply, h.cost + h.contradiction - missed))
         if not found:

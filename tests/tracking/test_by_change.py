@@ -1005,3 +1005,15 @@ def test_a_spread_held_back_when_the_recording_ends_is_committed():
     assert camera.board(truth, 1.2) == []
     assert committed(camera.tracker.finish()) == ["e4+"]
 
+
+
+def test_a_shadow_lifted_off_an_empty_square_is_not_asked_about_as_a_piece_unseen():
+    # fresh bench seed 702 (tilt 1): a wall moved onto a flat of its colour changed nothing seen
+    # from above, but the shadow it had cast on b1 was gone; b1, read empty, was asked about as
+    # a piece the reader did not see (`b2-` for `b2>`), and a later spread came out one short
+    truth, camera = _two_plies_in()
+    camera.feed(hand_reading(5), 0.6)
+    camera.shaded = {"c3": 2.5}  # the light alone: the same on every channel
+    decisions = camera.board(truth, 1.2)
+    assert not [d for d in decisions if isinstance(d, Ask)]
+    assert Illegal(("c3",)) in decisions
