@@ -44,11 +44,13 @@ from controller.tak import FLAT, Ply, Position, TakError
 from controller.tracking.by_change import (
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
+    TALL,
     UNSEEN_PIECES,
     W_UNALTERED,
     ChangeJudge,
     Judged,
     colour_contradiction,
+    neighbours,
     touching_pairs,
     unseen_pieces,
 )
@@ -885,10 +887,30 @@ class Tracker:
             return []
         alone = Candidate(best.ply, single)
         candidates = (*pairs, *([alone] if all(c.ply != best.ply for c in pairs) else []))
+        if self._beside_raised(best.ply, [sq for sq, q in p.items()
+                                          if q >= SURELY_CHANGED and sq not in touched]):
+            # the changes the ply leaves are where a stack it raised shows phantoms: the ply
+            # alone first (fresh bench seed 716: `2c2-` onto c1, four high, with a dark flat
+            # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for
+            # 9 plies, then 2 off, and 9 plies were recorded wrong without a mark)
+            candidates = (alone, *(c for c in candidates if c != alone))
         ask = Ask(candidates[: self.config.max_candidates],
                   f"two plies at once: {pairs[0].describe()} (or {best.ply.ptn()} alone)")
         self._quiet = None
         return self._ask(ask, (dict(evidence), appearance))
+
+    def _beside_raised(self, ply: Ply, squares: list[str]) -> bool:
+        """Is each of `squares` next to a square where `ply` leaves a stack that rises over its
+        neighbours in the view (`TALL` pieces, or a wall or capstone on top)?"""
+        position = self.position
+        size = position.size
+        position.push(ply)
+        try:
+            raised = {sq for sq in ply.squares(size) if (stack := position.stack(sq))
+                      and (len(stack) >= TALL or stack[-1][1] != FLAT)}  # fmt: skip
+        finally:
+            position.pop()
+        return bool(squares) and all(raised & set(neighbours(sq, size)) for sq in squares)
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:
         """As `_shown_by_board`, for two plies at once: no pair fits by what changed, but the

@@ -1017,3 +1017,22 @@ def test_a_shadow_lifted_off_an_empty_square_is_not_asked_about_as_a_piece_unsee
     decisions = camera.board(truth, 1.2)
     assert not [d for d in decisions if isinstance(d, Ask)]
     assert Illegal(("c3",)) in decisions
+
+
+def test_a_phantom_beside_a_stack_a_spread_raised_is_guessed_no_reply():
+    # fresh bench seed 716 (tilt 30): `2c2-` made c1 four high, and the reader read a dark flat
+    # at 0.96 on d1 beside it, where d1's look changed. Asked as "2c2- then d1" first: the guess
+    # put the game a ply off, and 9 plies were later recorded wrong without a mark.
+    truth, camera = _seen("x5/x5/x2,12,x2/x2,1,x2/x5 1 5")
+    truth.play(Ply.from_ptn("c2+"))  # c3: three high, white on top
+    stacks = truth.stacks()
+    with_flat = camera.reading({**stacks, "d3": ((BLACK, FLAT),)}).appearance["d3"]
+    camera.misread = {"d3": ((BLACK, FLAT),)}
+    camera.shaded = {"d3": with_flat - camera.reading(stacks).appearance["d3"]}
+    camera.feed(hand_reading(5), 0.6)
+    asked = [d for d in camera.feed(camera.reading(stacks), 1.2, answer=False)
+             if isinstance(d, Ask)]  # fmt: skip
+    assert asked, "a phantom beside the stack may be a reply: asked, not committed"
+    first, *others = asked[0].candidates
+    assert first.ply.ptn() == "c2+" and first.then is None
+    assert any(c.then is not None and c.then.ptn() == "d3" for c in others)
