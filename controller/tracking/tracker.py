@@ -716,8 +716,8 @@ class Tracker:
 
     def _revise(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply, and a recent ply was a close call: would another candidate of
-        that call, or for a placement a spread onto its square (`_onto_placed`), with the plies
-        since played on top of it, explain the board? A flat taken for a
+        that call, or failing that, for a placement, a spread onto its square (`_onto_placed`),
+        with the plies since played on top of it, explain the board? A flat taken for a
         wall shows when a stack is later spread over it. Then the plies back to that one are taken
         back, it is asked about again with the candidate that fits first, and once that is answered
         the plies since are played again and the board is judged again.
@@ -726,11 +726,12 @@ class Tracker:
         def fits(dearer: float) -> float | None:  # some ply explains the board, judged by change
             return self._revision_score(evidence, p, changed, dearer)
 
-        # (a spread not asked about counts as judged at least the commit margin dearer: where a
-        # candidate asked about fits too, that one comes first)
-        return self._revise_asked(
-            lambda original, others: [*others, *self._onto_placed(original, others)],
-            fits, "a later board fits only this one", unasked_dearer=self.config.commit_margin,
+        # (the spreads onto a placement's square only when no candidate asked about fits: fresh
+        # bench seed 604, `d4?` for `Sd4`, made a road that the next ply showed false, and `c4>`
+        # was found to fit as well as `Sd4`)
+        reason = "a later board fits only this one"
+        return self._revise_asked(lambda original, others: others, fits, reason) or (
+            self._revise_asked(self._onto_placed, fits, reason)
         )
 
     def _hindsight(self, evidence, p, changed, best: Hypothesis) -> list[Decision]:
