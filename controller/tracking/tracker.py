@@ -515,6 +515,14 @@ class Tracker:
             if both:
                 evaluation.decisions = both
                 return both
+        if chosen is None and by_change and self.state == "tracking":
+            # (before the reader's whole-board reading: a ply that fits every change, the reader
+            # contradicting it only where it saw no piece, beats one that leaves a sure change
+            # unexplained; fresh bench seed 811: `b1`, read empty, against `c3+`, unseen)
+            unseen = self._placed_unseen(ranked, evidence, stable.appearance)
+            if unseen:
+                evaluation.decisions = unseen
+                return unseen
         if chosen is None and by_change and self.state in ("tracking", "illegal", "desync"):
             shown = self._shown_by_board(evidence, stable.appearance)
             if shown:
@@ -525,11 +533,6 @@ class Tracker:
             if shown:
                 evaluation.decisions = shown
                 return shown
-        if chosen is None and by_change and self.state == "tracking":
-            unseen = self._placed_unseen(ranked, evidence, stable.appearance)
-            if unseen:
-                evaluation.decisions = unseen
-                return unseen
         if chosen is None:
             wrong = wrong_squares(self.position, evidence)
             if by_change:  # the squares that changed (the reader may be wrong on the others)
@@ -939,13 +942,13 @@ class Tracker:
         return self._ask_on_board(ask, evidence, appearance)
 
     def _placed_unseen(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
-        """The last resort before the board is called illegal: plies that fit what changed and
-        are ruled out only because the reader reads a square they leave a piece on as empty.
+        """Plies that fit what changed and are ruled out only because the reader reads a square
+        they leave a piece on as empty.
         A light flat on wood of its own colour is the reader's commonest miss (fresh bench seed
         632: `b4`, its look changed by 1.44, read empty at 0.87; the game went out of sync for
         its last 8 plies). Asked about, never committed quietly.
 
-        Each such square's look must have changed, and not by the light alone (`light_only`):
+        Each such square's look must have changed, and not as a shadow moving (`_shade_moved`):
         fresh bench seed 702, straight above, a wall moved onto a flat of its colour changed
         nothing; the shadow it had cast on b1 was gone, and b1 was asked about as a piece unseen
         (`b2-` for `b2>`), which left a later spread one piece short, quietly."""
@@ -963,8 +966,8 @@ class Tracker:
                              for sq in unseen)  # fmt: skip
             finally:
                 position.pop()
-            if any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW
-                   or self._light_only.get(sq, 0.0) >= 0.5 for sq in unseen):  # fmt: skip
+            if any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or self._shade_moved(sq)
+                   for sq in unseen):  # fmt: skip
                 continue
             if missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost:
                 found.append(Candidate(h.ply, h.cost + h.contradiction - missed))
@@ -976,6 +979,15 @@ class Tracker:
         ask = Ask(tuple(found[: cfg.max_candidates]),
                   f"the look of {squares} changed, but the reader sees no piece there")
         return self._ask_on_board(ask, evidence, appearance)
+
+    def _shade_moved(self, square: str) -> bool:
+        """Did `square` change by the light alone, next to a square whose look surely changed
+        (the shadow of a stack moved there)? A light flat on wood of its colour changes mostly
+        the brightness too, but alone (fresh bench seed 811: b1, 2.72, read empty)."""
+        if self._light_only.get(square, 0.0) < 0.5:
+            return False
+        return any(p_changed(self.changes.get(n, 0.0)) >= SURELY_CHANGED
+                   for n in neighbours(square, self.position.size))  # fmt: skip
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by

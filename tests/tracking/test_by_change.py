@@ -1016,13 +1016,32 @@ def test_a_spread_held_back_when_the_recording_ends_is_committed():
 def test_a_shadow_lifted_off_an_empty_square_is_not_asked_about_as_a_piece_unseen():
     # fresh bench seed 702 (tilt 1): a wall moved onto a flat of its colour changed nothing seen
     # from above, but the shadow it had cast on b1 was gone; b1, read empty, was asked about as
-    # a piece the reader did not see (`b2-` for `b2>`), and a later spread came out one short
+    # a piece the reader did not see (`b2-` for `b2>`), and a later spread came out one short.
+    # Here white's flat leaves c3 for d3, unseen there; c2 beside c3 brightens (its shadow gone)
+    truth, camera = _two_plies_in()
+    camera.play(truth, "c3")
+    camera.play(truth, "a5")
+    before = camera.reading(truth.stacks()).appearance["d3"]
+    truth.play(Ply.from_ptn("c3>"))
+    after = camera.reading(truth.stacks()).appearance["d3"]
+    camera.misread = {"d3": ()}
+    camera.shaded = {"d3": before - after, "c2": 2.5}  # the light alone on c2
+    camera.feed(hand_reading(5), 0.6)
+    decisions = camera.board(truth, 3.2)
+    assert not [d for d in decisions if isinstance(d, Ask)]
+
+
+def test_a_light_flat_that_changed_its_square_by_the_light_alone_is_asked_about():
+    # fresh bench seed 811: a light flat on light wood changed b1 by 2.72, mostly in brightness,
+    # and was read empty: with no stack moved beside it, that is no shadow
     truth, camera = _two_plies_in()
     camera.feed(hand_reading(5), 0.6)
-    camera.shaded = {"c3": 2.5}  # the light alone: the same on every channel
-    decisions = camera.board(truth, 1.2)
-    assert not [d for d in decisions if isinstance(d, Ask)]
-    assert Illegal(("c3",)) in decisions
+    truth.play(Ply.from_ptn("c3"))
+    camera.misread = {"c3": ()}
+    camera.shaded = {"c3": 2.5}  # (on the bare square's look: the light alone)
+    reading = camera.reading({**truth.stacks(), "c3": ()})
+    asked = [d for d in camera.feed(reading, 1.2, answer=False) if isinstance(d, Ask)]
+    assert asked and asked[0].candidates[0].ply.ptn() == "c3"
 
 
 def test_a_phantom_beside_a_stack_a_spread_raised_is_guessed_no_reply():
