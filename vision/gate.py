@@ -46,7 +46,14 @@ HELD_MIN_CHANGED = 3  # unexplained ring samples that keep a hand seen before fl
 RING_VOTING_FROM = 0.25  # pitches outside the grid: rows from here on decide
 RING_GAIN = (0.5, 1.25)  # brightness changes allowed as light and shadow
 RING_CHANGED = 150  # squared BGR distance (after gain) that counts as changed, at least ...
-RING_CHANGED_REL = 0.01  # ... and this share of the empty board's squared brightness
+RING_CHANGED_REL = 0.01  # ... and this share of the empty board's squared brightness ...
+# ... and this many times the camera's own noise: the median squared BGR distance between two
+# still frames at the ring's samples (record bench seed 803, a dim room with a dark board: 45
+# against 3-11 elsewhere; over 150 on 17 % of the samples, so from its second frame on the gate
+# saw a hand on every still frame, never learned the empty board further, and the game recorded
+# nothing). A chi-square of 3 channels passes 7 times its median once in a thousand.
+NOISE_CHANGED = 8.0
+NOISE_RATE = 0.1  # how fast the noise estimate follows, frame by still frame
 RING_CHROMA_WINDOW = 2  # samples either side averaged for the hue test
 RING_CHROMA = 0.045  # chromaticity change (share of one channel) that counts as changed
 RING_CHROMA_MIN_SUM = 90.0  # B+G+R below which chromaticity is too noisy to use
@@ -101,12 +108,16 @@ def _compare(
     shape: tuple[int, int, int],
     window_n: np.ndarray,
     in_frame: np.ndarray,
+    floor: float,
+    noise_floor: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
     `shape` [rows, along, sides] -> (changed in colour beyond light and shadow, changed in hue,
-    much darker than the rows' typical gain), each [K] bool."""
+    much darker than the rows' typical gain), each [K] bool. `floor`: the least squared distance
+    that counts as a change (`_unlike`); `noise_floor`: the least a darkening must exceed (the
+    camera's noise alone, `NOISE_CHANGED`)."""
     gain = _gain(ring, e, ee)
-    colour = _unlike(ring, e, ee, gain)
+    colour = _unlike(ring, e, ee, gain, floor)
     # Shadows keep the wood's hue; skin in dim light can match its brightness but not quite its
     # hue. Compare chromaticity where there is light enough to tell, over a few samples.
     ps, es = ring @ _ONES3, e @ _ONES3
@@ -115,7 +126,9 @@ def _compare(
     chroma = np.abs(mean).max(axis=3).reshape(-1)
     hue = (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
     typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
-    dark = gain < RING_DARK * typical
+    # (and darker by more than the camera's noise: in a dim room a dark ring's samples scatter
+    # by a third of their brightness, frame to frame)
+    dark = (gain < RING_DARK * typical) & ((typical - gain) ** 2 * ee > noise_floor)
     return colour & in_frame, hue & in_frame, dark & in_frame
 
 
@@ -125,12 +138,15 @@ def _gain(ring: np.ndarray, e: np.ndarray, ee: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", ring, e) / (ee + 1e-3)
 
 
-def _unlike(ring: np.ndarray, e: np.ndarray, ee: np.ndarray, gain: np.ndarray) -> np.ndarray:
+def _unlike(
+    ring: np.ndarray, e: np.ndarray, ee: np.ndarray, gain: np.ndarray, floor: float
+) -> np.ndarray:
     """[K] bool: samples unlike their model [K, 3] however the light and shadow (`RING_GAIN`)
-    scale it; `gain` the best scale, `ee` the model's squared norms."""
+    scale it, by more than `floor` (squared BGR distance) and `RING_CHANGED_REL`; `gain` the
+    best scale, `ee` the model's squared norms."""
     g = np.clip(gain, *RING_GAIN)
     resid = ring - g[:, None] * e
-    return np.einsum("ij,ij->i", resid, resid) > np.maximum(RING_CHANGED, RING_CHANGED_REL * ee)
+    return np.einsum("ij,ij->i", resid, resid) > np.maximum(floor, RING_CHANGED_REL * ee)
 
 
 class MotionGate:
@@ -218,6 +234,9 @@ class HandGate:
         )
         self._held = False  # a hand was flagged on the last frame
         self.last = HandEvidence()
+        # the camera's noise (`NOISE_CHANGED`), from consecutive still frames' samples
+        self.noise = 0.0
+        self._previous: np.ndarray | None = None  # the last still frame's samples
 
     # -- the empty board ---------------------------------------------------------------------------
     def set_empty(self, samples: np.ndarray) -> None:
@@ -227,8 +246,11 @@ class HandGate:
         self.bare, self._bare_sq = self.empty.copy(), self._empty_sq.copy()
 
     def learn_far(self, frame: np.ndarray) -> None:
-        """Average a frame of the empty board (start-up) into the model of the table rows."""
-        far = self.sample(frame)[len(self.ring_pts) :]
+        """Average a frame of the empty board (start-up) into the model of the table rows (and
+        keep its samples for the noise estimate)."""
+        samples = self.sample(frame)
+        self._follow_noise(samples, moving=False)
+        far = samples[len(self.ring_pts) :]
         if self.far_empty is None:
             self.far_empty, self._far_learned = far, 1
         else:
@@ -253,6 +275,27 @@ class HandGate:
         self.empty[keep] += RING_FOLLOW_RATE * (ring[:R][keep] - self.empty[keep])
         self._empty_sq = (self.empty * self.empty).sum(1)
 
+    def _follow_noise(self, samples: np.ndarray, moving: bool) -> None:
+        """Follow the camera's noise: the median squared distance between this still frame's
+        samples and the last one's (the median: a hand over a few samples does not move it)."""
+        if not moving and self._previous is not None:
+            inside = np.concatenate([self.in_frame, self.far_in_frame])
+            if inside.any():
+                d2 = float(np.median(((samples - self._previous) ** 2).sum(axis=1)[inside]))
+                first = self.noise == 0.0
+                self.noise = d2 if first else (1 - NOISE_RATE) * self.noise + NOISE_RATE * d2
+        self._previous = None if moving else samples
+
+    @property
+    def noise_floor(self) -> float:
+        """The squared BGR distance the camera's noise alone stays under (`NOISE_CHANGED`)."""
+        return NOISE_CHANGED * self.noise
+
+    @property
+    def floor(self) -> float:
+        """The least squared BGR distance that counts as a change here and now."""
+        return max(RING_CHANGED, self.noise_floor)
+
     def sample(self, frame: np.ndarray) -> np.ndarray:
         """This frame at the ring's samples, then the table rows': [R + F, 3] float32."""
         return cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR)[0].astype(np.float32)
@@ -276,12 +319,13 @@ class HandGate:
         shape = (len(RING_OFFSETS), self.along_count, 4)
         now = ring[:R]
         colour, hue, dark = _compare(now, self.empty, self._empty_sq, shape, self._window_n,
-                                     self.in_frame)  # fmt: skip
+                                     self.in_frame, self.floor, self.noise_floor)  # fmt: skip
         # (a shadow, cast or lifted, keeps the wood's hue: only colour changes are looked at)
         lit = np.flatnonzero(colour & ~hue)
         if len(lit):
             bare, bare_sq = self.bare[lit], self._bare_sq[lit]
-            colour[lit] = _unlike(now[lit], bare, bare_sq, _gain(now[lit], bare, bare_sq))
+            colour[lit] = _unlike(now[lit], bare, bare_sq, _gain(now[lit], bare, bare_sq),
+                                  self.floor)  # fmt: skip
         return colour | hue, dark
 
     def far_changed(self, samples: np.ndarray) -> np.ndarray:
@@ -293,7 +337,8 @@ class HandGate:
         far, e = samples[len(self.ring_pts) :], self.far_empty
         shape = (len(FAR_OFFSETS), self.far_count, 4)
         ee = np.einsum("ij,ij->i", e, e)
-        colour, hue, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame)
+        colour, hue, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame,
+                                      self.floor, self.noise_floor)  # fmt: skip
         return colour | hue
 
     # -- per frame ---------------------------------------------------------------------------------
@@ -336,6 +381,7 @@ class HandGate:
     ) -> tuple[bool, str]:
         """-> (hand present, reason). `claims` from the square fit: stacks that may lean over.
         `moving`: whether the picture changed since the last frame (for the motion history)."""
+        self._follow_noise(ring, moving)
         changed, dark = self.changed(ring)
         explained = self.explained(changed | dark, claims, lit)
         unexplained = changed & ~explained & self.voting
