@@ -516,6 +516,13 @@ class Tracker:
                 evaluation.decisions = both
                 return both
         if chosen is None and by_change and self.state == "tracking":
+            # (after two plies at once: a placement revised to a spread onto its square fits a
+            # quick reply's board by chance; quick-reply bench seed 323)
+            revised = self._revise_onto_placed(evidence, p, changed)
+            if revised:
+                evaluation.decisions = revised
+                return revised
+        if chosen is None and by_change and self.state == "tracking":
             # (before the reader's whole-board reading: a ply that fits every change, the reader
             # contradicting it only where it saw no piece, beats one that leaves a sure change
             # unexplained; fresh bench seed 811: `b1`, read empty, against `c3+`, unseen)
@@ -719,8 +726,7 @@ class Tracker:
 
     def _revise(self, evidence, p, changed) -> list[Decision]:
         """The board fits no ply, and a recent ply was a close call: would another candidate of
-        that call, or failing that, for a placement, a spread onto its square (`_onto_placed`),
-        with the plies since played on top of it, explain the board? A flat taken for a
+        that call (with the plies since played on top of it) explain the board? A flat taken for a
         wall shows when a stack is later spread over it. Then the plies back to that one are taken
         back, it is asked about again with the candidate that fits first, and once that is answered
         the plies since are played again and the board is judged again.
@@ -729,13 +735,20 @@ class Tracker:
         def fits(dearer: float) -> float | None:  # some ply explains the board, judged by change
             return self._revision_score(evidence, p, changed, dearer)
 
-        # (the spreads onto a placement's square only when no candidate asked about fits: fresh
-        # bench seed 604, `d4?` for `Sd4`, made a road that the next ply showed false, and `c4>`
-        # was found to fit as well as `Sd4`)
-        reason = "a later board fits only this one"
-        return self._revise_asked(lambda original, others: others, fits, reason) or (
-            self._revise_asked(self._onto_placed, fits, reason)
-        )
+        return self._revise_asked(lambda original, others: others, fits,
+                                  "a later board fits only this one")  # fmt: skip
+
+    def _revise_onto_placed(self, evidence, p, changed) -> list[Decision]:
+        """As `_revise`, with the spreads onto a recently asked placement's square in its place
+        (`_onto_placed`). Only when no candidate asked about fits (fresh bench seed 604: `d4?`,
+        guessed for `Sd4`, made a road that the next ply showed false, and `c4>` fitted that
+        ply as well as `Sd4`), and no two plies at once (quick-reply bench seed 323: `c1`
+        revised to `d1<` on a quick reply's board, which it fitted by chance)."""
+
+        def fits(dearer: float) -> float | None:
+            return self._revision_score(evidence, p, changed, dearer)
+
+        return self._revise_asked(self._onto_placed, fits, "a later board fits only this one")
 
     def _hindsight(self, evidence, p, changed, best: Hypothesis) -> list[Decision]:
         """The board fits a ply only as a close call: would it fit one clearly better had a recent
@@ -904,14 +917,15 @@ class Tracker:
         return self._ask(ask, (dict(evidence), appearance))
 
     def _beside_raised(self, ply: Ply, squares: list[str]) -> bool:
-        """Is each of `squares` next to a square where `ply` leaves a stack that rises over its
-        neighbours in the view (`TALL` pieces, or a wall or capstone on top)?"""
+        """Is each of `squares` next to a square where `ply` leaves a stack of `TALL` pieces or
+        more? (Not a lone wall or capstone: a reply placed beside a wall just placed is common,
+        quick-reply bench seed 306: `Sb2` then `c2`, guessed `Sb2` alone, then 2 plies silently
+        wrong.)"""
         position = self.position
         size = position.size
         position.push(ply)
         try:
-            raised = {sq for sq in ply.squares(size) if (stack := position.stack(sq))
-                      and (len(stack) >= TALL or stack[-1][1] != FLAT)}  # fmt: skip
+            raised = {sq for sq in ply.squares(size) if len(position.stack(sq)) >= TALL}
         finally:
             position.pop()
         return bool(squares) and all(raised & set(neighbours(sq, size)) for sq in squares)
