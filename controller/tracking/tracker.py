@@ -213,6 +213,9 @@ class Tracker:
         # ply the service refused (see `retract`)
         self._before_commit: tuple = (None, None)
         self._refused = False
+        # (number, ply) of the last ply committed quietly, judged by this tracker alone: it may
+        # have been two plies at once that left the board as it would (`_last_was_two`)
+        self._quiet_commit: tuple[int, Ply] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -509,6 +512,11 @@ class Tracker:
                 evaluation.decisions = revised
                 return revised
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
+            split = self._last_was_two(evidence, p, changed)
+            if split:
+                evaluation.decisions = split
+                return split
+        if chosen is None and by_change and self.state in ("tracking", "illegal"):
             # (before the reader's whole-board reading of one ply: a pair that explains every
             # change beats one ply that leaves a square surely changed unexplained)
             both = self._two_plies(evidence, p, changed, stable.appearance)
@@ -635,6 +643,7 @@ class Tracker:
             elif margin >= needed and not doubted:
                 self._before_commit = (self._accepted, self._looks)
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
+                self._quiet_commit = (self.position.ply_count, played)
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
                 self._accepted, self._looks = matched
@@ -852,6 +861,77 @@ class Tracker:
         out: list[Decision] = [Resynced()] if self.state in ("illegal", "desync") else []
         self.unmatched_since = None
         return out + self._ask(ask, (dict(evidence), appearance))
+
+    def _last_was_two(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply of the player to move, and the last ply was committed quietly:
+        was that ply two, a quick reply moving at once what the first placed or moved, that left
+        the board just as the one ply would have? Then it is the other player's turn, and the
+        board may fit one of theirs. In the opening the second player places the first's flat,
+        and the first may move it on at once (quick-reply bench seed 302: `f5` and at once
+        `f5<`, seen as the placement `e5`, silently; black's next placement was then illegal,
+        and the game ran out of sync for its last 29 plies).
+
+        Still boards alone cannot tell such a pair from the one ply, nor the pairs from each
+        other (every neighbour of the square may have been the first ply's), so it is asked
+        about with the pairs in place of the last ply, the one ply last; once answered, the board
+        is judged again."""
+        position = self.position
+        if self._quiet_commit is None or position.ply_count != self._quiet_commit[0]:
+            return []
+        last = position.pop()
+        try:
+            if last != self._quiet_commit[1]:
+                return []
+            pairs = self._pairs_as(last)
+        finally:
+            position.push(last)
+        if not pairs:
+            return []
+        first, reply = pairs[0]
+        position.pop()
+        position.push(first)
+        position.push(reply)
+        try:  # the same board as `last` left, with the other player to move: does a ply fit?
+            fits = self._revision_score(evidence, p, changed, 0.0) is not None
+        finally:
+            position.pop()
+            position.pop()
+            position.push(last)
+        if not fits:
+            return []
+        self._quiet_commit = None
+        position.pop()
+        self._reevaluate = True
+        candidates = tuple(Candidate(a, 0.0, then=b) for a, b in pairs)
+        ask = Ask((*candidates[: self.config.max_candidates - 1], Candidate(last, 0.0)),
+                  reason=f"ply {position.ply_count + 1} revised: a later board fits it as two "
+                  f"plies at once, {first.ptn()} then {reply.ptn()}")  # fmt: skip
+        return [Takeback(1), *self._ask(ask)]
+
+    def _pairs_as(self, ply: Ply) -> list[tuple[Ply, Ply]]:
+        """Pairs of plies from the position here that leave the board as `ply` does: the second
+        a spread off a square the first placed on or moved through (two plies apart from each
+        other leave two changes, one ply one)."""
+        position = self.position
+        size = position.size
+        position.push(ply)
+        target = position.stacks()
+        position.pop()
+        found = []
+        for first in list(position.legal_plies):
+            touched = set(first.squares(size))
+            position.push(first)
+            try:
+                for reply in list(position.legal_plies):
+                    if reply.is_placement or reply.square not in touched:
+                        continue
+                    position.push(reply)
+                    if position.stacks() == target:
+                        found.append((first, reply))
+                    position.pop()
+            finally:
+                position.pop()
+        return found
 
     def _two_plies(self, evidence, p, changed, appearance) -> list[Decision]:
         """The board fits no ply, but two, the player to move's and then the reply, played with no

@@ -542,7 +542,15 @@ def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_repor
 
 
 def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
-    decisions = _placed_on_c3_but_read_as("c3", ((BLACK, FLAT),), confidence=0.99)
+    # (after the opening: at ply 3 the same board is also what a quick reply leaves, white's flat
+    # placed by black beside e5 and moved onto it at once, and that is asked about, the
+    # placement `e5` last: `_last_was_two`)
+    truth, camera = _two_plies_in()
+    camera.play(truth, "b3")
+    truth.play(Ply.from_ptn("c3"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.misread = {"c3": ((WHITE, FLAT),)}
+    decisions = camera.board(truth, confidence=0.99)
     assert [type(d) for d in decisions] == [Illegal]
 
 
@@ -711,6 +719,56 @@ def test_a_reply_made_before_the_board_was_still_is_asked_about_as_two_plies(sta
     answered = camera.tracker.accept(ask.candidates[0].ply)
     assert [d.ply.ptn() for d in answered if isinstance(d, Commit)] == [first, reply]
     assert camera.tracker.position.tps() == truth.tps()
+
+
+@pytest.mark.parametrize("answer", ["d4 then d4>", "e3 then e3+"])
+def test_a_placement_moved_on_at_once_in_the_opening_is_asked_about_when_the_next_ply_shows_it(
+    answer,
+):
+    # quick-reply bench seed 302: black places white's flat and white moves it on at once; the
+    # still board is just what a placement on the square it reached shows (`e4` here), and was
+    # recorded as that, silently. Black's placement next is then not legal (white's turn): the
+    # board fits no ply, but would fit one of black's had `e4` been two plies
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.feed(hand_reading(5), 0.6)
+    first, reply = answer.split(" then ")
+    truth.play(Ply.from_ptn(first))
+    truth.play(Ply.from_ptn(reply))
+    camera.board(truth)
+    assert committed(camera.log) == ["a1", "e4"]  # still boards alone cannot tell
+    camera.feed(hand_reading(5), 0.6)
+    truth.play(Ply.from_ptn("b2"))  # black's
+    decisions = camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+    takeback, ask = decisions[:2]
+    assert isinstance(takeback, Takeback) and takeback.n == 1
+    assert isinstance(ask, Ask) and "two plies at once" in ask.reason
+    offered = [c.describe() for c in ask.candidates]
+    assert answer in offered and offered[-1] == "e4"  # every neighbour may have been the first
+    chosen = next(c for c in ask.candidates if c.describe() == answer)
+    answered = camera.tracker.accept(chosen.ply, then=chosen.then)
+    answered += camera.tracker.judge_again()  # the board shows black's ply now
+    assert [d.ply.ptn() for d in answered if isinstance(d, Commit)] == [first, reply, "b2"]
+    assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_last_ply_that_a_person_confirmed_is_not_split_into_two():
+    # the control: the same boards, the placement answered by a person (a question the reader
+    # raised); black's placement then is an illegal board, the placement stays
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.tracker.accept(Ply.from_ptn("e4"))  # typed in by hand before the board showed it
+    camera.feed(hand_reading(5), 0.6)
+    truth.play(Ply.from_ptn("d4"))
+    truth.play(Ply.from_ptn("d4>"))
+    camera.board(truth)
+    camera.feed(hand_reading(5), 0.6)
+    truth.play(Ply.from_ptn("b2"))
+    decisions = camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+    assert [type(d) for d in decisions] == [Illegal]
+    assert camera.tracker.position.last_ply == Ply.from_ptn("e4")
 
 
 def test_pairs_with_the_same_first_ply_are_each_offered_and_the_reply_chosen_is_recorded():
