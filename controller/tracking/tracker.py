@@ -96,6 +96,10 @@ MISSED_FLAT_CHANGE = 0.5
 # surely changed (`_pair_instead`) when it fits better by this much: about one square read surely
 # wrong, as for a revision in hindsight (HINDSIGHT_MARGIN)
 PAIR_MARGIN = 0.75
+# A piece read on the square a ply emptied, this doubtfully or less (contradiction units: read
+# occupied at about 0.75), beside a tall stack, is more likely a phantom than a reply placed there
+# (`_with_first_alone`)
+PHANTOM_DOUBT = 1.0
 
 
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
@@ -953,10 +957,13 @@ class Tracker:
         """`pairs`, and the best pair's first ply alone where its reply only places a piece on a
         square the first ply emptied and the first ply alone was ruled out only by the reader's
         doubtful reading of that square (no more than twice `match_cost`: a piece seen there at
-        0.7, say). Beside a stack of `TALL` pieces or more, where the reader sees phantoms, the
-        ply alone comes first (fresh bench seed 914: `d3-` beside a four-stack, d3 then read
-        occupied at 0.69, was asked about only as "d3- then Sd3"; the guess ran the game off by
-        a ply, and one ply later went wrong unmarked)."""
+        0.85 or less). Where the reading is weaker still (`PHANTOM_DOUBT`) and the square is
+        next to a stack of `TALL` pieces or more, where the reader sees phantoms, the ply alone
+        comes first (fresh bench seed 914: `d3-` beside a four-stack, d3 then read occupied at
+        0.69, was asked about only as "d3- then Sd3"; the guess ran the game off by a ply, and
+        one ply later went wrong unmarked); else last (quick-reply games on the tracker's own
+        readings, seed 305: `c5>` and at once `c5` beside a stack of three, the new c5 read at
+        0.87, is the pair)."""
         best = pairs[0]
         reply, size = best.then, self.position.size
         if reply is None or not reply.is_placement or best.ply.is_placement:
@@ -975,7 +982,7 @@ class Tracker:
             phantoms = any(len(position.stack(sq)) >= TALL for sq in neighbours(reply.square, size))
         finally:
             position.pop()
-        if phantoms:
+        if phantoms and alone.colour_contradiction <= PHANTOM_DOUBT:
             return (single, *pairs)[: cfg.max_candidates]
         return (*pairs[: cfg.max_candidates - 1], single)
 

@@ -124,3 +124,30 @@ def test_a_placement_is_revised_to_the_spread_onto_its_square():
     assert [note.ply for note in recorder.notes] == truth  # all 16
     revised = recorder.notes[10]
     assert revised.uncertain and "ply 11 revised" in revised.reason
+
+
+def test_a_placement_moved_on_at_once_in_the_opening_is_split_when_the_next_ply_shows_it():
+    # quick-reply bench seed 302 (7x7, tilt 37.6; its first 130 frames): black placed white's
+    # flat on f5 and white moved it to e5 at once, which the still board shows just as the
+    # placement `e5`: recorded so, silently, and black's next placement was then illegal (white
+    # to move); the game was out of sync for its last 29 plies. Now the next board splits it.
+    # Which neighbour the flat came from no still board shows: the guess may be another, marked
+    recorder, truth = replay("quick302-start.npz")
+    assert len(recorder.notes) == len(truth) == 11
+    first, reply = recorder.notes[1], recorder.notes[2]
+    assert first.uncertain and "ply 2 revised" in first.reason
+    assert "two plies at once" in first.reason
+    assert reply.uncertain and reply.ply.square == first.ply.square  # the reply moves it on
+    assert [n.ply for n in recorder.notes[3:]] == truth[3:]  # in sync after it
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
+
+
+def test_a_phantom_on_the_square_a_flat_left_is_not_taken_for_a_reply_placed_there():
+    # fresh bench seed 914 (4x4, tilt 32): `d3-` beside a stack of four left d3 read occupied at
+    # 0.69 (a phantom), and the only question was "d3- then Sd3": guessed, the game ran a ply
+    # off, and 1 ply was later recorded wrong without a mark. The ply alone is now asked first.
+    recorder, truth = replay("seed914.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 39
+    assert recorder.notes[32].uncertain and "two plies at once" in recorder.notes[32].reason
