@@ -523,8 +523,8 @@ class BoardReader:
         """Every square through the classifier; the top colour sampled where it says the top is."""
         assert self.views is not None and self.net is not None and self.model is not None
         assert self._empty_rect_now is not None
-        pf, pe, vf, ve = self.views.sample(frame, self._empty_rect_now)
-        samples = (pf, pe * self.gain, vf, ve * self.gain)  # (the views keep pe, ve)
+        pf, pe, vf, ve, ef = self.views.sample(frame, self._empty_rect_now)
+        samples = (pf, pe * self.gain, vf, ve * self.gain, ef)  # (the views keep pe, ve)
         features = self.views.features(samples, self._lit)
         p_kind, p_height = self.net.predict(features)
         # A square and its mirror image across the line of sight look alike to the camera (the

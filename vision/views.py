@@ -24,6 +24,14 @@ to the empty board, and the change of the blue and red shares of the colour. The
 sampled from a slightly blurred frame (its spacing is several pixels; unblurred it would miss a
 wall seen end-on between two samples); the verticals from the sharp frame (the seams between
 layers are a pixel or two).
+
+And one more channel on the plane grid: how much edge there is about each sample (the sharp
+frame's gradient length, spread over about a grid step, relative to the brightness there). Seen
+from above, a wall standing on a flat of its own colour is a thin bar of that colour on that
+colour: the colour channels barely move, but its faces' outlines do show (docs/vision.md,
+session 9: walls on stacks read as flats fell from 132 to 55 of 1,499 held out). The gradient's
+length rather than |d/dx| + |d/dy|: a square's mirror image must give the mirrored samples (the
+training symmetry), so a diagonal edge must weigh what a straight one does.
 """
 
 from __future__ import annotations
@@ -44,10 +52,14 @@ CHANNELS = 3
 EMPTY_PX_PER_PITCH = 40  # the empty-board model's resolution (see BoardReader)
 EMPTY_MARGIN = 1.5  # pitches of wood around the grid in the empty-board model
 
+EDGE_SPREAD = 0.4  # Gaussian sigma of the edge channel, in plane grid steps
+EDGE_CLIP = 3.0  # edge strength relative to brightness is clipped there (a glare spot's rim)
+
 PLANE_SHAPE = (len(PLANE_HEIGHTS), len(GRID), len(GRID), CHANNELS)
+EDGE_SHAPE = PLANE_SHAPE[:3]
 VERTICAL_SHAPE = (len(VERTICAL_OFFSETS), len(VERTICAL_Z), CHANNELS)
 N_GEOMETRY = 4  # smear per layer (x10), elevation of the view, pixels per pitch / 100, LED lit
-N_FEATURES = int(np.prod(PLANE_SHAPE) + np.prod(VERTICAL_SHAPE)) + N_GEOMETRY
+N_FEATURES = int(np.prod(PLANE_SHAPE) + np.prod(VERTICAL_SHAPE) + np.prod(EDGE_SHAPE)) + N_GEOMETRY
 
 
 def mirror_index() -> np.ndarray:
@@ -55,11 +67,12 @@ def mirror_index() -> np.ndarray:
 
     The geometry is symmetric about that axis, so training doubles its data with it."""
     idx = np.arange(N_FEATURES)
-    n_plane = int(np.prod(PLANE_SHAPE))
-    n_vert = int(np.prod(VERTICAL_SHAPE))
+    n_plane, n_vert, n_edge = (int(np.prod(s)) for s in (PLANE_SHAPE, VERTICAL_SHAPE, EDGE_SHAPE))
     plane = idx[:n_plane].reshape(PLANE_SHAPE)[:, :, ::-1, :].ravel()
     vert = idx[n_plane : n_plane + n_vert].reshape(VERTICAL_SHAPE)[::-1].ravel()
-    return np.concatenate([plane, vert, idx[n_plane + n_vert :]])
+    start = n_plane + n_vert
+    edge = idx[start : start + n_edge].reshape(EDGE_SHAPE)[:, :, ::-1].ravel()
+    return np.concatenate([plane, vert, edge, idx[start + n_edge :]])
 
 
 def board_to_model_px(board_xy: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -143,6 +156,10 @@ class SquareViews:
         self._blur_end = (int(np.ceil(fx.max())) + room + 1, int(np.ceil(fy.max())) + room + 1)
         x0, y0 = self._blur_origin
         self._plane_maps_in_box = (fx - np.float32(x0), fy - np.float32(y0))
+        # the edge channel: the gradient's length is spread over about a grid step (a Gaussian,
+        # the same whichever way an edge runs), on a frame shrunk to about 4 pixels per step
+        self.edge_shrink = int(np.clip(round(spacing_px / 4), 1, 4))
+        self.edge_sigma = EDGE_SPREAD * spacing_px / self.edge_shrink
         # the empty model's samples change only when the model does (start-up, a bump)
         self._empty_samples: tuple = (None, None, None)
 
@@ -159,9 +176,10 @@ class SquareViews:
 
     def sample(
         self, frame: np.ndarray, empty_rect: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Raw samples: plane grid of the (blurred) frame and of the empty model, [S, Z, B, A, 3]
-        each; verticals of the frame and of the empty model, [S, O, Zv, 3] each. float32 BGR.
+        each; verticals of the frame and of the empty model, [S, O, Zv, 3] each (float32 BGR);
+        the edge strength on the plane grid, [S, Z, B, A] (grey levels per pixel).
         The empty model's samples are kept for the next frame: read them, never write to them."""
         S = len(self.names)
         (x0, y0), (x1, y1) = self._blur_origin, self._blur_end
@@ -172,6 +190,7 @@ class SquareViews:
             box, (fx, fy) = frame, self._plane_maps[:2]
         soft = cv2.blur(box, (self.blur, self.blur)) if self.blur > 1 else box
         pf = _remap(soft, fx, fy).reshape(S, *PLANE_SHAPE)
+        ef = self._edges(box, fx, fy).reshape(S, *EDGE_SHAPE)
         vx, vy, _, _ = self._vertical_maps
         vf = _remap(frame, vx, vy).reshape(S, *VERTICAL_SHAPE)
         cached, pe, ve = self._empty_samples
@@ -181,18 +200,39 @@ class SquareViews:
             _, _, ex, ey = self._vertical_maps
             ve = _remap(empty_rect, ex, ey).reshape(S, *VERTICAL_SHAPE)
             self._empty_samples = (empty_rect, pe, ve)
-        return pf, pe, vf, ve
+        return pf, pe, vf, ve, ef
+
+    def _edges(self, box: np.ndarray, fx: np.ndarray, fy: np.ndarray) -> np.ndarray:
+        """Edge strength of `box` at the plane grid's points (fx, fy in the box's pixels)."""
+        grey = cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
+        k = self.edge_shrink
+        h, w = grey.shape
+        if k > 1 and h >= k and w >= k:
+            # area averaging over whole k x k blocks; the grid's steps stay a few pixels long, so
+            # a piece's outline still makes an edge, at a quarter of the work or less
+            grey = cv2.resize(grey[: h - h % k, : w - w % k], (w // k, h // k),
+                              interpolation=cv2.INTER_AREA)  # fmt: skip
+            half = np.float32(0.5)
+            fx, fy = (fx + half) / k - half, (fy + half) / k - half
+        # a Sobel derivative is 4x the step between neighbours: / 4 gives grey levels per pixel
+        gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.25)
+        gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.25)
+        spread = cv2.GaussianBlur(cv2.magnitude(gx, gy), (0, 0), self.edge_sigma)
+        return _remap(spread, fx, fy)
 
     def features(
         self, samples: tuple[np.ndarray, ...], lit: set[str] | dict | None = None
     ) -> np.ndarray:
         """The classifier's input: [S, N_FEATURES] float32."""
-        pf, pe, vf, ve = samples
+        pf, pe, vf, ve, ef = samples
         S = len(self.names)
         plane = _channels(pf.reshape(-1, 3), pe.reshape(-1, 3)).reshape(S, -1)
         vertical = _channels(vf.reshape(-1, 3), ve.reshape(-1, 3)).reshape(S, -1)
+        # relative to the brightness there: a shadow's edge is as strong as a piece's in the light
+        grey = (pf[..., 0] + pf[..., 1] + pf[..., 2]) * np.float32(1 / 3) + np.float32(4.0)
+        edges = np.minimum(ef / grey, np.float32(EDGE_CLIP)).reshape(S, -1)
         lit_now = np.array([[name in (lit or ())] for name in self.names], np.float32)
-        return np.hstack([plane, vertical, self.geometry, lit_now])
+        return np.hstack([plane, vertical, edges, self.geometry, lit_now])
 
 
 def warp_to_board(frame: np.ndarray, pose: BoardPose) -> np.ndarray:

@@ -21,7 +21,7 @@ def test_blurring_only_the_grid_s_box_samples_as_the_whole_blurred_frame(seed, s
     empty = warp_to_board(render_frame(Scene(size), camera, look, seed=seed).image, pose)
     (x0, y0), (x1, y1) = views._blur_origin, views._blur_end
     assert (x1 - x0) * (y1 - y0) < frame.shape[0] * frame.shape[1]  # a part of the frame only
-    pf, _, _, _ = views.sample(frame, empty)
+    pf, _, _, _, _ = views.sample(frame, empty)
     fx, fy, _, _ = views._plane_maps
     whole = _remap(cv2.blur(frame, (views.blur, views.blur)), fx, fy)
     assert np.array_equal(pf, whole.reshape(pf.shape))
@@ -33,10 +33,29 @@ def test_the_empty_model_s_samples_are_taken_again_only_when_the_model_changes()
     pose = BoardLocator(6).locate(frame)
     views = SquareViews(pose)
     empty = warp_to_board(render_frame(Scene(6), camera, look, seed=4).image, pose)
-    _, pe, _, ve = views.sample(frame, empty)
-    _, pe_again, _, ve_again = views.sample(frame, empty)
+    _, pe, _, ve, _ = views.sample(frame, empty)
+    _, pe_again, _, ve_again, _ = views.sample(frame, empty)
     assert pe_again is pe and ve_again is ve  # kept: the same model
     brighter = empty * np.float32(1.2)  # a new model (start-up frames averaged in, a bump)
-    _, pe_new, _, _ = views.sample(frame, brighter)
+    _, pe_new, _, _, _ = views.sample(frame, brighter)
     assert pe_new.shape == (len(views.names), *PLANE_SHAPE)
     assert np.allclose(pe_new, pe * 1.2, rtol=1e-4, atol=0.01)  # sampled from the new one
+
+
+def test_the_edge_channel_weighs_an_edge_the_same_whichever_way_it_runs():
+    """A square's mirror image must give the mirrored samples (the classifier is trained with that
+    symmetry), so an edge across the line of sight at an angle must weigh what a straight one
+    does: a step edge at 0-135 degrees, its strength read on the edge."""
+    camera, look = random_setup(3, 5, tilt_deg=30.0)
+    pose = BoardLocator(5).locate(render_frame(Scene(5), camera, look, seed=3).image)
+    views = SquareViews(pose)
+    yy, xx = np.mgrid[0:241, 0:241].astype(np.float32) - 120
+    at = np.array([[120.0]], np.float32)
+    strengths = []
+    for angle in np.radians([0, 20, 30, 45, 60, 90, 135]):
+        across = xx * np.cos(angle) + yy * np.sin(angle)
+        grey = np.where(across > 0, 160, 60).astype(np.uint8)
+        strengths.append(float(views._edges(cv2.merge([grey] * 3), at, at)[0, 0]))
+    assert min(strengths) > 0.88 * max(strengths), strengths
+    flat = np.full((241, 241, 3), 110, np.uint8)
+    assert float(views._edges(flat, at, at)[0, 0]) == 0.0  # no edge, no strength
