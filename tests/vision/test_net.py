@@ -111,3 +111,53 @@ def test_the_shipped_net_s_folded_first_layer_computes_what_standardising_first_
         if i < len(net.layers) - 1:
             h = np.maximum(h, 0.0)
     assert np.allclose(net.logits(x), h, atol=1e-3)
+
+
+def _correlated_problem(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Like `_problem` with 48 columns that are noisy copies of its 12, as a square's neighbouring
+    samples are: the inputs vary in few directions."""
+    X, kind, height = _problem(n, seed)
+    X = X.astype(np.float32)
+    rng = np.random.default_rng(seed + 100)
+    copies = np.repeat(X, 4, axis=1) + rng.normal(0.0, 0.2, (n, 48)).astype(np.float32)
+    return copies.astype(np.float16), kind, height
+
+
+def test_a_factored_first_layer_reads_almost_as_the_whole_one_and_survives_a_save(tmp_path):
+    from vision.net import factor_first_layer
+
+    X, kind, height = _correlated_problem(4000, 6)
+    net = train(X, kind, height, hidden=(32, 16), epochs=10, batch=64)
+    Xt, kt, _ = _correlated_problem(2000, 7)
+    whole = net.logits(Xt.astype(np.float32))
+    right = _kinds_right(net, Xt, kt)
+    factor_first_layer(net, X, 12)
+    A, B = net.first_factors
+    assert A.shape == (48, 12) and B.shape == (12, 32)
+    factored = net.logits(Xt.astype(np.float32))
+    assert not np.allclose(factored, whole, atol=1e-4)  # a real approximation...
+    assert np.abs(factored - whole).mean() < 0.05 * np.abs(whole).mean()  # ...and a close one
+    assert _kinds_right(net, Xt, kt) >= right - 0.01
+    assert np.allclose(net.layers[0][0], A @ B)  # what training from these weights goes on with
+    with pytest.raises(ValueError, match="between 1 and 31"):
+        factor_first_layer(net, X, 32)
+
+
+def test_the_shipped_net_is_factored_and_reads_the_same_after_a_save(tmp_path):
+    from vision.net import FIRST_RANK, SquareNet
+
+    net = SquareNet.load()
+    assert net.first_factors is not None and net.first_factors[1].shape[0] == FIRST_RANK
+    net.save(tmp_path / "net.npz")
+    with np.load(tmp_path / "net.npz") as data:
+        assert "A0" in data and "W0" not in data  # the factors are what is stored
+    back = SquareNet.load(tmp_path / "net.npz")
+    x = (np.random.default_rng(3).normal(size=(20, N_FEATURES)) * net.scale + net.mean)
+    assert np.allclose(back.logits(x.astype(np.float32)), net.logits(x.astype(np.float32)),
+                       atol=1e-4)  # fmt: skip
+
+
+def test_a_rank_the_net_cannot_have_is_refused_before_anything_is_rendered(tmp_path):
+    with pytest.raises(ValueError, match="first rank 256: 1 to 255"):
+        training.run(1, 1, 1, 1, tmp_path / "net.npz", data=tmp_path, first_rank=256)
+    assert not list(tmp_path.iterdir())

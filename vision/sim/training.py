@@ -32,7 +32,16 @@ import numpy as np
 
 from vision import geometry
 from vision.locate import BoardLocator, BoardNotFoundError
-from vision.net import KINDS, MAX_HEIGHT, SquareNet, fit_temperature, train
+from vision.net import (
+    FIRST_RANK,
+    HIDDEN,
+    KINDS,
+    MAX_HEIGHT,
+    SquareNet,
+    factor_first_layer,
+    fit_temperature,
+    train,
+)
 from vision.sim.look import random_setup
 from vision.sim.renderer import render_frame
 from vision.sim.scene import COLORS, Scene, capstones_per_player, random_leds, random_scene
@@ -46,6 +55,7 @@ LED_SHARE = 0.15
 RESOLUTIONS = ((1280, 720), (1280, 720), (960, 540))
 TRAIN_SEED = 1000
 HELD_OUT_SEED = 5000
+FACTORING_ROWS = 60000  # training squares the factored first layer is fitted on
 MORE_TRAIN_SEED = 10000  # training installations from 4000 on (past the held-out seeds)
 
 
@@ -174,6 +184,13 @@ def held_out_figures(net: SquareNet, X: np.ndarray, kind: np.ndarray, height: np
     }
 
 
+def factoring_sample(X: np.ndarray, rows: int = FACTORING_ROWS) -> np.ndarray:
+    """A fixed random sample of the training examples (in file order: X is read from disk) to
+    fit the factored first layer on."""
+    pick = np.random.default_rng(0).choice(len(X), size=min(rows, len(X)), replace=False)
+    return np.asarray(X[np.sort(pick)], dtype=np.float32)
+
+
 def restore_empty_prior(net: SquareNet, keep_empty: float) -> None:
     """A net trained on `keep_empty` of the empty squares learnt empty squares as that much rarer
     than they are; adding log(1 / keep_empty) to the empty logit puts the true odds back (Bayes'
@@ -194,11 +211,12 @@ def run(
     learning_rate: float = 1e-3,
     keep_empty: float = 1.0,
     data: Path | None = None,
+    first_rank: int | None = FIRST_RANK,
 ) -> dict:
     """Render training installations `first`.. `first + installations - 1` (keeping `keep_empty`
     of their empty squares) and the held-out set (all of it) into `data` (a temporary folder if
-    None), fit (from the weights `start`, if given: more data for a trained net), scale, write
-    `out`."""
+    None), fit (from the weights `start`, if given: more data for a trained net), factor the
+    first layer to `first_rank` (None: keep it whole), scale, write `out`."""
     if data is None:
         with tempfile.TemporaryDirectory(prefix="takboard-train-") as folder:
             return run(
@@ -212,9 +230,13 @@ def run(
                 learning_rate=learning_rate,
                 keep_empty=keep_empty,
                 data=Path(folder),
+                first_rank=first_rank,
             )
     data.mkdir(parents=True, exist_ok=True)
     begin = SquareNet.load(start) if start is not None else None
+    units = begin.layers[0][0].shape[1] if begin is not None else HIDDEN[0]
+    if first_rank is not None and not 0 < first_rank < units:  # said now, not after the fit
+        raise ValueError(f"first rank {first_rank}: 1 to {units - 1} for {units} units")
     seeds = [training_seed(first + i) for i in range(installations)]
     X, kind, height = dataset(seeds, jobs, "train", data, keep_empty=keep_empty)
     Xv, kv, hv = dataset([HELD_OUT_SEED + i for i in range(held_out)], jobs, "held out", data)
@@ -229,6 +251,8 @@ def run(
                                              file=sys.stderr, flush=True))  # fmt: skip
     if keep_empty < 1.0:
         restore_empty_prior(net, keep_empty)
+    if first_rank is not None:
+        factor_first_layer(net, factoring_sample(X), first_rank)
     fit_temperature(net, Xv, kv, hv)
     net.save(out)
     figures = held_out_figures(net, Xv, kv, hv)
