@@ -100,6 +100,9 @@ PAIR_MARGIN = 0.75
 # occupied at about 0.75), beside a tall stack, is more likely a phantom than a reply placed there
 # (`_with_first_alone`)
 PHANTOM_DOUBT = 1.0
+# ... and a piece read beside a wall or capstone just placed, this surely or less (p occupied),
+# is more likely the standing piece's own image than a reply (`_pair_instead`)
+PHANTOM_OCCUPIED = 0.75
 
 
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
@@ -1021,9 +1024,13 @@ class Tracker:
         if not pairs or pairs[0].cost > single - PAIR_MARGIN:
             return []
         alone = Candidate(best.ply, single)
-        candidates = (*pairs, *([alone] if all(c.ply != best.ply for c in pairs) else []))
-        if self._beside_raised(best.ply, [sq for sq, q in p.items()
-                                          if q >= SURELY_CHANGED and sq not in touched]):
+        # the ply alone is always on offer, in the last place if nothing puts it first (a pair
+        # that starts with it is another answer: fresh bench seed 1027, `Sd2` with a phantom in
+        # its shadow, was asked as "Sd2 then Sd1", "Sd2 then d1" or "d2 then Sd1", with no
+        # way to answer `Sd2`)
+        candidates = (*pairs[: self.config.max_candidates - 1], alone)
+        left = [sq for sq, q in p.items() if q >= SURELY_CHANGED and sq not in touched]
+        if self._beside_raised(best.ply, left) or self._beside_standing(best.ply, left, evidence):
             # the changes the ply leaves are where a stack it raised shows phantoms: the ply
             # alone first (fresh bench seed 716: `2c2-` onto c1, four high, with a dark flat
             # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for
@@ -1047,6 +1054,20 @@ class Tracker:
         finally:
             position.pop()
         return bool(squares) and all(raised & set(neighbours(sq, size)) for sq in squares)
+
+    def _beside_standing(self, ply: Ply, squares: list[str], evidence) -> bool:
+        """Is each of `squares` next to a wall or capstone `ply` placed, and read occupied no
+        more surely than `PHANTOM_OCCUPIED`? A standing piece rises 0.7-0.8 of a pitch, and a
+        tilted camera sees it over its neighbour (fresh bench seed 1027, tilt 36: `Sd2`, and
+        d1 behind it read as a dark wall at 0.58-0.64 for 2 s, was guessed "Sd2 then Sd1", and
+        the game went out of sync 2 plies later). A reply placed there is read surely (quick-
+        reply bench seed 306: `Sb2` and at once `c2`, read at 1.00, is the pair)."""
+        if not ply.is_placement or ply.stone == FLAT:
+            return False
+        beside = set(neighbours(ply.square, self.position.size))
+        return bool(squares) and all(
+            sq in beside and evidence[sq].p_occupied <= PHANTOM_OCCUPIED for sq in squares
+        )
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:
         """As `_shown_by_board`, for two plies at once: no pair fits by what changed, but the

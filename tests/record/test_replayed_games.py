@@ -151,3 +151,19 @@ def test_a_phantom_on_the_square_a_flat_left_is_not_taken_for_a_reply_placed_the
     recorder, truth = replay("seed914.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 39
     assert recorder.notes[32].uncertain and "two plies at once" in recorder.notes[32].reason
+
+
+def test_a_phantom_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_there():
+    # fresh bench seed 1027 (4x4, tilt 36): `Sd2`, and d1 behind it read as a dark wall at
+    # 0.58-0.64 (the wall's own image), was asked as "Sd2 then Sd1", "Sd2 then d1" or "d2 then
+    # Sd1": `Sd2` alone was not on offer at all, the guess ran the game a ply off, and it went
+    # out of sync two plies later (15 of 27 plies). The ply alone is now always on offer, and
+    # first when the piece beside the standing one is read this doubtfully.
+    recorder, truth = replay("seed1027.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 27
+    asked = recorder.notes[14]
+    assert asked.uncertain and "two plies at once" in asked.reason
+    assert Ply.from_ptn("d2") in asked.alternatives  # a pair with another first ply, named
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
