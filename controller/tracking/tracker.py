@@ -220,9 +220,11 @@ class Tracker:
         # ply the service refused (see `retract`)
         self._before_commit: tuple = (None, None)
         self._refused = False
-        # (number, ply) of the last ply committed quietly, judged by this tracker alone: it may
-        # have been two plies at once that left the board as it would (`_last_was_two`)
-        self._quiet_commit: tuple[int, Ply] | None = None
+        # (number, ply, the quiet board before it or None) of the last ply committed quietly,
+        # judged by this tracker alone: it may have been two plies at once that left the board
+        # as it would (`_last_was_two`), or a ply may have been missed on that quiet board
+        # before it (`_missed_before_last`)
+        self._quiet_commit: tuple[int, Ply, tuple | None] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
 
@@ -519,7 +521,9 @@ class Tracker:
                 evaluation.decisions = revised
                 return revised
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
-            split = self._last_was_two(evidence, p, changed)
+            split = self._missed_before_last(evidence, p, changed) or self._last_was_two(
+                evidence, p, changed
+            )
             if split:
                 evaluation.decisions = split
                 return split
@@ -634,6 +638,7 @@ class Tracker:
             if both:
                 evaluation.decisions = both
                 return both
+        quiet_before = self._quiet  # goes with a quiet commit (`_missed_before_last`)
         if best.ply is not None or best.back:
             self._quiet = None  # a ply missed before this one can no longer be told (`_missed`)
         if best.ply is not None:
@@ -650,7 +655,7 @@ class Tracker:
             elif margin >= needed and not doubted:
                 self._before_commit = (self._accepted, self._looks)
                 played = self.position.push(best.ply)  # legal: it came from legal_plies
-                self._quiet_commit = (self.position.ply_count, played)
+                self._quiet_commit = (self.position.ply_count, played, quiet_before)
                 out.append(Commit(played, margin, self.position.ply_count))
                 out += self._game_over()
                 self._accepted, self._looks = matched
@@ -1192,8 +1197,72 @@ class Tracker:
         piece of the wrong colour placed after a board nobody touched stays an illegal board."""
         if self._quiet is None:
             return []
-        quiet_changes, quiet_evidence, quiet_before = self._quiet
+
+        def fits(_played: Ply) -> bool:
+            judge = self._judge(self.position, evidence, p, changed)
+            return any(self._fits_by_change(j) for j in judge.plies())
+
+        found = self._unseen(self._quiet, fits)
+        if not found:
+            return []
+        self._quiet = None
+        self._reevaluate = True
+        candidates = tuple(Candidate(ply, cost) for cost, ply in found)
+        return self._ask(Ask(candidates[: self.config.max_candidates],
+                             "a ply before this board was not seen"))  # fmt: skip
+
+    def _missed_before_last(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply, the last ply was committed quietly, and a hand had come and gone
+        before it leaving a board judged "nothing happened": was a ply made then, unseen, so
+        that the last ply was the next player's and this board is the one after? (Fresh bench
+        seed 1037, tilt 27: black's second-ply flat on d3, light on light wood, changed d3's
+        look by 0.51 and was read occupied at 0.6-0.75; white's `a2` was then taken for ply 2,
+        and black's `a4` fitted nothing: the game lost 32 of its 48 plies.) `_missed` looks
+        only at the quiet board just before; this looks one commit further back, with the same
+        plies on offer (`_unseen`). Asked as that ply then the last, the last alone at the end;
+        once answered, the board is judged again."""
+        position = self.position
+        if self._quiet_commit is None or position.ply_count != self._quiet_commit[0]:
+            return []
+        number, committed, quiet = self._quiet_commit
+        if quiet is None:
+            return []
+        last = position.pop()
+        try:
+            if last != committed:
+                return []
+
+            def fits(_played: Ply) -> bool:
+                if last not in position.legal_plies:
+                    return False
+                position.push(last)
+                try:
+                    return self._revision_score(evidence, p, changed, 0.0) is not None
+                finally:
+                    position.pop()
+
+            found = self._unseen(quiet, fits)
+        finally:
+            position.push(last)
+        if not found:
+            return []
+        self._quiet_commit = None
+        position.pop()
+        self._reevaluate = True
         cfg = self.config
+        candidates = tuple(Candidate(ply, cost, then=last) for cost, ply in found)
+        ask = Ask((*candidates[: cfg.max_candidates - 1], Candidate(last, 0.0)),
+                  reason=f"ply {number} revised: a ply before it was not seen, "
+                  f"{found[0][1].ptn()} then {last.ptn()}")  # fmt: skip
+        return [Takeback(1), *self._ask(ask)]
+
+    def _unseen(self, quiet: tuple, fits: Callable[[Ply], bool]) -> list[tuple[float, Ply]]:
+        """Plies of the player to move that may have been made unseen before the quiet board
+        `quiet` (`_quiet`'s (changes, evidence, evidence compared to)), and after which
+        `fits(ply)` holds (called with the ply played): (score, ply), best first, the ones
+        whose squares changed most on the quiet board and whose pieces and heights the reader
+        saw there first."""
+        quiet_changes, quiet_evidence, quiet_before = quiet
         position = self.position
         before = position.stacks()
         then = ChangeJudge(position, quiet_evidence, {}, None, quiet_before)
@@ -1221,22 +1290,20 @@ class Tracker:
                     # the game's wall may be a guess. Fresh bench seed 731: `Sd2?` for `d2` at
                     # ply 14; ten plies later its flat, moved onto a dark flat unseen, was a wall
                     # moved there to the game, and the game went out of sync for its last 29.)
-                judge = self._judge(position, evidence, p, changed)
-                if not any(self._fits_by_change(j) for j in judge.plies()):
+                if not fits(played):
                     continue
                 seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
                 news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
                            for sq in altered)  # fmt: skip
-                found.append((news - seen, played))
+                # a placement the reader read as no piece at all is less likely than one it half
+                # saw (seed 1037: d3 read occupied at 0.7 and b4 surely empty, both changed 0.5)
+                there = quiet_evidence.get(ply.square) if ply.is_placement else None
+                unseen = max(0.0, 1.0 - 2.0 * there.p_occupied) if there is not None else 0.0
+                found.append((news - seen + unseen, played))
             finally:
                 position.pop()
-        if not found:
-            return []
         found.sort(key=lambda f: f[0])
-        self._quiet = None
-        self._reevaluate = True
-        candidates = tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates])
-        return self._ask(Ask(candidates, "a ply before this board was not seen"))
+        return found
 
     def _revise_asked(
         self,

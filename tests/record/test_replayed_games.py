@@ -167,3 +167,18 @@ def test_a_phantom_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_the
     silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
               if note.ply != ply and not note.uncertain]  # fmt: skip
     assert silent == []
+
+
+def test_a_ply_missed_on_a_quiet_board_before_the_last_commit_is_found_when_the_next_fits_none():
+    # fresh bench seed 1037 (4x4, tilt 27; its first 58 frames): black's second-ply flat on d3,
+    # light on light wood, changed d3's look by 0.51 and was read occupied at 0.6-0.75: the board
+    # was taken as "nothing happened". White's `a2` was then recorded as ply 2, quietly, and when
+    # black's `a4` fitted no ply, ply 2 was split into two plies at once that were never played
+    # (`a1` then `a1+`); the game lost 32 of its 48 plies. Now the quiet board before the last
+    # commit is searched for a ply nobody saw, the one the reader half saw first.
+    recorder, truth = replay("seed1037-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # b1 d3 a2 a4
+    missed = recorder.notes[1]
+    assert missed.uncertain and "not seen" in missed.reason
+    assert recorder.notes[2].uncertain  # the ply recorded before it, now after it: as unsure
+    assert not recorder.notes[3].uncertain
