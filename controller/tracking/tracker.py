@@ -911,13 +911,19 @@ class Tracker:
             position.push(last)
         if not fits:
             return []
+        return self._ask_in_place_of_last(
+            tuple(Candidate(a, 0.0, then=b) for a, b in pairs),
+            f"ply {position.ply_count} revised: a later board fits it as two plies at once, "
+            f"{first.ptn()} then {reply.ptn()}",
+        )
+
+    def _ask_in_place_of_last(self, pairs: tuple[Candidate, ...], reason: str) -> list[Decision]:
+        """Take back the last ply, committed quietly, and ask `pairs` in its place, the ply
+        alone last; once answered, the board is judged again."""
+        last = self.position.pop()
         self._quiet_commit = None
-        position.pop()
         self._reevaluate = True
-        candidates = tuple(Candidate(a, 0.0, then=b) for a, b in pairs)
-        ask = Ask((*candidates[: self.config.max_candidates - 1], Candidate(last, 0.0)),
-                  reason=f"ply {position.ply_count + 1} revised: a later board fits it as two "
-                  f"plies at once, {first.ptn()} then {reply.ptn()}")  # fmt: skip
+        ask = Ask((*pairs[: self.config.max_candidates - 1], Candidate(last, 0.0)), reason)
         return [Takeback(1), *self._ask(ask)]
 
     def _pairs_as(self, ply: Ply) -> list[tuple[Ply, Ply]]:
@@ -1246,15 +1252,11 @@ class Tracker:
             position.push(last)
         if not found:
             return []
-        self._quiet_commit = None
-        position.pop()
-        self._reevaluate = True
-        cfg = self.config
-        candidates = tuple(Candidate(ply, cost, then=last) for cost, ply in found)
-        ask = Ask((*candidates[: cfg.max_candidates - 1], Candidate(last, 0.0)),
-                  reason=f"ply {number} revised: a ply before it was not seen, "
-                  f"{found[0][1].ptn()} then {last.ptn()}")  # fmt: skip
-        return [Takeback(1), *self._ask(ask)]
+        return self._ask_in_place_of_last(
+            tuple(Candidate(ply, cost, then=last) for cost, ply in found),
+            f"ply {number} revised: a ply before it was not seen, {found[0][1].ptn()} then "
+            f"{last.ptn()}",
+        )
 
     def _unseen(self, quiet: tuple, fits: Callable[[Ply], bool]) -> list[tuple[float, Ply]]:
         """Plies of the player to move that may have been made unseen before the quiet board
