@@ -182,3 +182,13 @@ def test_a_ply_missed_on_a_quiet_board_before_the_last_commit_is_found_when_the_
     assert missed.uncertain and "not seen" in missed.reason
     assert recorder.notes[2].uncertain  # the ply recorded before it, now after it: as unsure
     assert not recorder.notes[3].uncertain
+
+
+def test_a_piece_still_read_where_a_ply_left_beside_a_wall_is_asked_about_not_illegal():
+    # fresh bench seed 937 (4x4, tilt 3; its first 340 frames): `c5<` left c5 read as a light
+    # wall at 0.84, beside the light wall on d5: the ply was ruled out, nothing fitted, and the
+    # game was out of sync for its last 34 plies. Now it is asked about.
+    recorder, truth = replay("seed937-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 28
+    asked = recorder.notes[26]
+    assert asked.uncertain and "still sees a piece" in asked.reason
