@@ -207,6 +207,12 @@ def within(name: str, reach: int, size: int) -> list[str]:
     ]
 
 
+def stands_out(stack: Stack) -> bool:
+    """Does `stack` rise over its neighbours in a camera's view: a wall or capstone on top, or
+    `TALL` pieces?"""
+    return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
+
+
 def neighbours(name: str, size: int) -> list[str]:
     return within(name, 1, size)
 
@@ -346,8 +352,7 @@ class ChangeJudge:
 
     def _stood_tall(self, square: str) -> bool:
         """Did the square's stack rise over its neighbours before (the matched position)?"""
-        stack = self.before.get(square, ())
-        return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
+        return stands_out(self.before.get(square, ()))
 
     def _shadowed(self, after: Mapping[str, Stack], altered: set[str], near: set[str]) -> set[str]:
         """Squares that the shadows of altered stacks, before or after, may reach, beyond the

@@ -51,6 +51,7 @@ from controller.tracking.by_change import (
     Judged,
     colour_contradiction,
     neighbours,
+    stands_out,
     touching_pairs,
     unseen_pieces,
 )
@@ -1172,7 +1173,7 @@ class Tracker:
                 ghosts = [sq for sq in h.ply.squares(size)
                           if not position.stack(sq) and sq in evidence
                           and 0.5 <= evidence[sq].p_occupied <= PHANTOM_LEFT
-                          and any(_stands_out(position.stack(n)) for n in neighbours(sq, size))]
+                          and any(stands_out(position.stack(n)) for n in neighbours(sq, size))]
                 seen = sum(colour_contradiction((), evidence[sq]) for sq in ghosts)
                 others_wrong = set(wrong_squares(position, evidence)) - set(ghosts)
             finally:
@@ -1498,9 +1499,3 @@ class Tracker:
             return []
         self.state = "over"
         return [GameOver(outcome)]
-
-
-def _stands_out(stack) -> bool:
-    """Does `stack` rise over its neighbours in a camera's view: a wall or capstone on top, or
-    `TALL` pieces?"""
-    return bool(stack) and (stack[-1][1] != FLAT or len(stack) >= TALL)
