@@ -35,7 +35,7 @@ nothing (no ply, no takeback) is considered until the board shows it, which give
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -1126,26 +1126,17 @@ class Tracker:
         nothing; the shadow it had cast on b1 was gone, and b1 was asked about as a piece unseen
         (`b2-` for `b2>`), which left a later spread one piece short, quietly."""
         position, cfg = self.position, self.config
-        found = []
-        for h in ranked[: cfg.max_considered]:
-            if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
-                continue
-            position.push(h.ply)
-            try:
-                unseen = [sq for sq in h.ply.squares(position.size)
-                          if position.stack(sq) and sq in evidence
-                          and evidence[sq].p_occupied < 0.5]  # fmt: skip
-                missed = sum(colour_contradiction(position.stack(sq), evidence[sq])
-                             for sq in unseen)  # fmt: skip
-                # every other square the reader reads as the ply leaves it
-                others_wrong = set(wrong_squares(position, evidence)) - set(unseen)
-            finally:
-                position.pop()
-            if others_wrong or any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW
-                                   or self._shade_moved(sq) for sq in unseen):  # fmt: skip
-                continue
-            if missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost:
-                found.append(Candidate(h.ply, h.cost + h.contradiction - missed))
+
+        def unseen(sq: str) -> bool:
+            return bool(position.stack(sq)) and evidence[sq].p_occupied < 0.5
+
+        found = [
+            Candidate(h.ply, h.cost + h.contradiction - missed)
+            for h, squares, missed in self._misread_only(ranked, evidence, unseen)
+            if not any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or self._shade_moved(sq)
+                       for sq in squares)
+            and missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost
+        ]  # fmt: skip
         if not found:
             return []
         found.sort(key=lambda c: c.cost)
@@ -1155,6 +1146,26 @@ class Tracker:
                   f"the look of {squares} changed, but the reader sees no piece there")
         return self._ask_on_board(ask, evidence, appearance)
 
+    def _misread_only(
+        self, ranked: list[Hypothesis], evidence, misread: Callable[[str], bool]
+    ) -> Iterator[tuple[Hypothesis, list[str], float]]:
+        """The best-ranked plies that fit what changed and that the reader reads as they leave
+        every square but those where `misread(square)` holds (called with the ply played):
+        (the ply's hypothesis, those squares, the part of its colour contradiction on them)."""
+        position, cfg = self.position, self.config
+        for h in ranked[: cfg.max_considered]:
+            if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
+                continue
+            position.push(h.ply)
+            try:
+                odd = [sq for sq in h.ply.squares(position.size) if sq in evidence and misread(sq)]
+                part = sum(colour_contradiction(position.stack(sq), evidence[sq]) for sq in odd)
+                others_wrong = set(wrong_squares(position, evidence)) - set(odd)
+            finally:
+                position.pop()
+            if not others_wrong:
+                yield h, odd, part
+
     def _phantom_left(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
         """Plies that fit what changed and are ruled out only because the reader still reads a
         piece, not surely (`PHANTOM_LEFT`), on a square they empty next to a wall, a capstone
@@ -1163,23 +1174,17 @@ class Tracker:
         for its last 34 plies). The reader reads every other square as the ply leaves it.
         Asked about, never committed quietly."""
         position, cfg = self.position, self.config
-        found = []
-        for h in ranked[: cfg.max_considered]:
-            if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
-                continue
-            position.push(h.ply)
-            try:
-                size = position.size
-                ghosts = [sq for sq in h.ply.squares(size)
-                          if not position.stack(sq) and sq in evidence
-                          and 0.5 <= evidence[sq].p_occupied <= PHANTOM_LEFT
-                          and any(stands_out(position.stack(n)) for n in neighbours(sq, size))]
-                seen = sum(colour_contradiction((), evidence[sq]) for sq in ghosts)
-                others_wrong = set(wrong_squares(position, evidence)) - set(ghosts)
-            finally:
-                position.pop()
-            if ghosts and not others_wrong and h.colour_contradiction - seen <= cfg.match_cost:
-                found.append(Candidate(h.ply, h.cost + h.contradiction - seen))
+
+        def ghost(sq: str) -> bool:
+            return (not position.stack(sq) and 0.5 <= evidence[sq].p_occupied <= PHANTOM_LEFT
+                    and any(stands_out(position.stack(n))
+                            for n in neighbours(sq, position.size)))  # fmt: skip
+
+        found = [
+            Candidate(h.ply, h.cost + h.contradiction - seen)
+            for h, ghosts, seen in self._misread_only(ranked, evidence, ghost)
+            if ghosts and h.colour_contradiction - seen <= cfg.match_cost
+        ]
         if not found:
             return []
         found.sort(key=lambda c: c.cost)
