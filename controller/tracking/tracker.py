@@ -1247,7 +1247,7 @@ class Tracker:
         if self._quiet is None:
             return []
 
-        def fits(_played: Ply) -> bool:
+        def fits() -> bool:  # (with the unseen ply played)
             judge = self._judge(self.position, evidence, p, changed)
             return any(self._fits_by_change(j) for j in judge.plies())
 
@@ -1281,7 +1281,7 @@ class Tracker:
             if last != committed:
                 return []
 
-            def fits(_played: Ply) -> bool:
+            def fits() -> bool:  # (with the unseen ply played)
                 if last not in position.legal_plies:
                     return False
                 position.push(last)
@@ -1301,10 +1301,10 @@ class Tracker:
             f"{last.ptn()}",
         )
 
-    def _unseen(self, quiet: tuple, fits: Callable[[Ply], bool]) -> list[tuple[float, Ply]]:
+    def _unseen(self, quiet: tuple, fits: Callable[[], bool]) -> list[tuple[float, Ply]]:
         """Plies of the player to move that may have been made unseen before the quiet board
         `quiet` (`_quiet`'s (changes, evidence, evidence compared to)), and after which
-        `fits(ply)` holds (called with the ply played): (score, ply), best first, the ones
+        `fits()` holds (called with the ply played): (score, ply), best first, the ones
         whose squares changed most on the quiet board and whose pieces and heights the reader
         saw there first."""
         quiet_changes, quiet_evidence, quiet_before = quiet
@@ -1335,7 +1335,7 @@ class Tracker:
                     # the game's wall may be a guess. Fresh bench seed 731: `Sd2?` for `d2` at
                     # ply 14; ten plies later its flat, moved onto a dark flat unseen, was a wall
                     # moved there to the game, and the game went out of sync for its last 29.)
-                if not fits(played):
+                if not fits():
                     continue
                 seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
                 news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
