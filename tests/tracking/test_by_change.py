@@ -787,6 +787,23 @@ def test_a_square_left_and_read_occupied_is_asked_about_with_the_ply_alone_too()
     assert [c.describe() for c in ask.candidates] == ["d3- then Sd3", "d3-"]
 
 
+@pytest.mark.parametrize("kind", [FLAT, WALL])
+@pytest.mark.parametrize("sure", [0.7, 0.8])
+def test_a_ghost_left_beside_a_stack_never_lets_a_placement_next_to_it_in_quietly(kind, sure):
+    # `d3-` beside the stack of three on c3, d3 then read as a light piece, not surely: the
+    # placement on d2 fits every reading, and d3's change could be excused as its neighbour's.
+    # Before `_ghost_rival` it was committed quietly (a silent error); now it is asked, the
+    # move first (d3's look says a piece left)
+    truth, camera = _seen("x5/x5/x2,121,1,x/x5/x5 1 10")
+    camera.feed(hand_reading(5), 0.6)
+    truth.play(Ply.from_ptn("d3-"))
+    clean = camera.reading(truth.stacks())
+    seen = stacks_reading(5, {"d3": ((WHITE, kind),)}, confidence=sure)
+    reading = replace(clean, squares={**clean.squares, "d3": seen.squares["d3"]})
+    (ask,) = camera.feed(reading, 1.2, answer=False)
+    assert [c.describe() for c in ask.candidates] == ["d3-", "d2"]
+
+
 def test_pairs_with_the_same_first_ply_are_each_offered_and_the_reply_chosen_is_recorded():
     # the reply's kind is what the reader is unsure of: "c2 then d3" and "c2 then Sd3" are both
     # candidates (quick-reply bench seed 324 offered `2b3+` with one reply, the wrong one)
