@@ -69,6 +69,17 @@ FAR_ROWS = 2  # ... in this many far rows (of 3) at one place ...
 FAR_SUPPORT = 0.5  # ... with change or darkness in a voting ring row within this many pitches
 RING_FOLLOW_RATE = 0.05  # how fast the ring's empty model follows slow light changes
 RING_ARM_RUN = 1.5  # pitches of unbroken change along a voting row that only an arm makes
+# A stack's shadow under a lamp can be deeper than RING_GAIN allows (the simulated lamp's up to
+# 0.7; record bench seed 932, 4x4 at tilt 29: a wall put on a2's stack threw a shadow of gain
+# 0.3-0.45 across the whole ring beside it, a "hand" on every frame for the last 7 s, and the
+# game's last three plies were never judged). A sample only darker, its hue the wood's and light
+# enough to tell (`SHADOW_MIN_SUM`), and no darker than SHADOW_DEEPEST, within reach of a
+# stack's shadow (SHADOW_PER_HEIGHT times the top's height beyond its square), is that shadow.
+# An arm there shows its hue, or crosses the table rows, or runs along the ring, or is darker.
+SHADOW_DEEPEST = 0.2
+SHADOW_PER_HEIGHT = 2.2  # a lamp as low as 25 degrees (tan 25 = 0.47)
+SHADOW_DARKER = 0.9  # gain below which a sample counts as darkened
+SHADOW_MIN_SUM = 30.0  # B+G+R below which not even a shadow's hue can be told
 
 
 def _dilate_along(flags: np.ndarray, half: int) -> np.ndarray:
@@ -110,10 +121,11 @@ def _compare(
     in_frame: np.ndarray,
     floor: float,
     noise_floor: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Samples [K, 3] against their empty model [K, 3] (ee: its squared norms), laid out as
     `shape` [rows, along, sides] -> (changed in colour beyond light and shadow, changed in hue,
-    much darker than the rows' typical gain), each [K] bool. `floor`: the least squared distance
+    much darker than the rows' typical gain, darkened as a shadow darkens: `SHADOW_DEEPEST`),
+    each [K] bool. `floor`: the least squared distance
     that counts as a change (`_unlike`); `noise_floor`: the least a darkening must exceed (the
     camera's noise alone, `NOISE_CHANGED`)."""
     gain = _gain(ring, e, ee)
@@ -126,10 +138,14 @@ def _compare(
     chroma = np.abs(mean).max(axis=3).reshape(-1)
     hue = (chroma > RING_CHROMA) & (ps > RING_CHROMA_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
     typical = float(np.median(gain[in_frame])) if in_frame.any() else 1.0
+    # (a shadow on a dark table leaves too little light for the hue test, but the wood's hue
+    # still shows, averaged over the window, down to SHADOW_MIN_SUM)
+    shade = ((chroma <= RING_CHROMA) & (ps > SHADOW_MIN_SUM) & (es > RING_CHROMA_MIN_SUM)
+             & (gain < SHADOW_DARKER) & (gain >= SHADOW_DEEPEST))  # fmt: skip
     # (and darker by more than the camera's noise: in a dim room a dark ring's samples scatter
     # by a third of their brightness, frame to frame)
     dark = (gain < RING_DARK * typical) & ((typical - gain) ** 2 * ee > noise_floor)
-    return colour & in_frame, hue & in_frame, dark & in_frame
+    return colour & in_frame, hue & in_frame, dark & in_frame, shade & in_frame
 
 
 def _gain(ring: np.ndarray, e: np.ndarray, ee: np.ndarray) -> np.ndarray:
@@ -233,6 +249,8 @@ class HandGate:
             np.ones((len(FAR_OFFSETS), self.far_count, 4)), RING_CHROMA_WINDOW
         )
         self._held = False  # a hand was flagged on the last frame
+        # [R] bool: ring samples of the last frame only darkened, as a shadow darkens (`changed`)
+        self._shade = np.zeros(len(self.ring_pts), dtype=bool)
         self.last = HandEvidence()
         # the camera's noise (`NOISE_CHANGED`), from consecutive still frames' samples
         self.noise = 0.0
@@ -315,11 +333,13 @@ class HandGate:
         either: light and shadow keep the wood's hue.)"""
         R = len(self.ring_pts)
         if self.empty is None or self.bare is None:
+            self._shade = np.zeros(R, dtype=bool)
             return np.zeros(R, dtype=bool), np.zeros(R, dtype=bool)
         shape = (len(RING_OFFSETS), self.along_count, 4)
         now = ring[:R]
-        colour, hue, dark = _compare(now, self.empty, self._empty_sq, shape, self._window_n,
-                                     self.in_frame, self.floor, self.noise_floor)  # fmt: skip
+        colour, hue, dark, self._shade = _compare(
+            now, self.empty, self._empty_sq, shape, self._window_n, self.in_frame, self.floor,
+            self.noise_floor)  # fmt: skip
         # (a shadow, cast or lifted, keeps the wood's hue: only colour changes are looked at)
         lit = np.flatnonzero(colour & ~hue)
         if len(lit):
@@ -337,18 +357,20 @@ class HandGate:
         far, e = samples[len(self.ring_pts) :], self.far_empty
         shape = (len(FAR_OFFSETS), self.far_count, 4)
         ee = np.einsum("ij,ij->i", e, e)
-        colour, hue, _dark = _compare(far, e, ee, shape, self._far_window_n, self.far_in_frame,
-                                      self.floor, self.noise_floor)  # fmt: skip
+        colour, hue, _dark, _shade = _compare(
+            far, e, ee, shape, self._far_window_n, self.far_in_frame, self.floor,
+            self.noise_floor)  # fmt: skip
         return colour | hue
 
     # -- per frame ---------------------------------------------------------------------------------
     def explained(
         self,
         changed: np.ndarray,
-        claims: list[tuple[int, float, float]],
+        claims: list[tuple[int, float, float, float]],
         lit: dict[str, tuple[int, int, int]] | None,
     ) -> np.ndarray:
-        """[R] bool: changed samples a stack leaning over the ring or an LED's glow accounts for."""
+        """[R] bool: changed samples a stack leaning over the ring or an LED's glow accounts
+        for."""
         explained = np.zeros(len(changed), dtype=bool)
         n = self.pose.size
         cand = self.voting & changed
@@ -372,18 +394,40 @@ class HandGate:
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
         return explained
 
+    def shadowed(
+        self, changed: np.ndarray, claims: list[tuple[int, float, float, float]]
+    ) -> np.ndarray:
+        """[R] bool: changed samples of the last frame only darkened, as a shadow darkens
+        (`changed`), within reach of a stack's shadow (`SHADOW_PER_HEIGHT`)."""
+        out = np.zeros(len(changed), dtype=bool)
+        cand = self.voting & changed & self._shade
+        if not claims or not cand.any():
+            return out
+        n = self.pose.size
+        idx = np.array([cl[0] for cl in claims])
+        centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
+        reach = SHADOW_PER_HEIGHT * np.array([cl[3] for cl in claims]) + 0.5
+        away = np.abs(self.ring_pts[cand][None, :, :] - centres[:, None, :]).max(axis=2)
+        out[np.nonzero(cand)[0]] = (away <= reach[:, None]).any(axis=0)
+        return out
+
     def check(
         self,
         ring: np.ndarray,
-        claims: list[tuple[int, float, float]],
+        claims: list[tuple[int, float, float, float]],
         lit: dict[str, tuple[int, int, int]] | None = None,
         moving: bool = True,
     ) -> tuple[bool, str]:
         """-> (hand present, reason). `claims` from the square fit: stacks that may lean over.
-        `moving`: whether the picture changed since the last frame (for the motion history)."""
+        `moving`: whether the picture changed since the last frame (for the motion history).
+        A claim is (square index, t_from, t_to, top height): see `reader._claims`."""
         self._follow_noise(ring, moving)
         changed, dark = self.changed(ring)
         explained = self.explained(changed | dark, claims, lit)
+        # (a shadow excuses the ring, not the table: an arm's sleeve crosses the table rows next
+        # to the ring whatever its skin looks like there)
+        leaning = explained
+        explained = explained | self.shadowed(changed, claims)
         unexplained = changed & ~explained & self.voting
         shape = (len(RING_OFFSETS), self.along_count, 4)
         grown = _dilate_along(unexplained.reshape(shape), BAND_WINDOW)
@@ -409,7 +453,8 @@ class HandGate:
         solid = solid >= FAR_SOLID[1]
         far_rows = _dilate_along(solid, BAND_WINDOW).sum(axis=0)
         reach = round(FAR_SUPPORT / RING_STEP)
-        support = _dilate_along(dark_or_changed.reshape(shape), reach).any(axis=0)  # [A, 4]
+        touched = (dark | changed) & ~leaning & self.voting
+        support = _dilate_along(touched.reshape(shape), reach).any(axis=0)  # [A, 4]
         far_rows = np.where(support[self.far_to_near], far_rows, 0)
         far = int(far_rows.max())
         # where the frame cuts the table rows off, the ones still in view must all show it

@@ -619,8 +619,9 @@ def _top_colours(
 
 def _claims(
     model: SquareModel, decided: dict[str, np.ndarray], extra: float = 0.0
-) -> list[tuple[int, float, float]]:
-    """Per occupied square: (index, t_from, t_to) of the board-plane band it covers in the image.
+) -> list[tuple[int, float, float, float]]:
+    """Per occupied square: (index, t_from, t_to) of the board-plane band it covers in the image,
+    and the height of its top (pitches: how far its shadow may reach).
 
     `extra`: treat every stack as this much taller (the hand gate must not take a stack that was
     read a layer or two too low for an arm)."""
@@ -629,7 +630,7 @@ def _claims(
         if decided["empty"][s]:
             continue
         z = float(decided["top_z"][s]) + extra
-        out.append((s, float(decided["base_t"][s]), model.top_extent(s, z)))
+        out.append((s, float(decided["base_t"][s]), model.top_extent(s, z), z))
     return out
 
 

@@ -234,3 +234,28 @@ def test_a_dim_noisy_camera_over_a_dark_board_sees_no_hand_on_the_empty_board():
     _truth, reading = _read(reader, _with_hand(Scene(size), tip=(1.5, 1.5), from_side="south",
                                                height=1.0), camera, look, seed=803_100)  # fmt: skip
     assert reading.occluded
+
+
+def test_a_stacks_shadow_deeper_than_the_ring_allows_for_is_no_hand():
+    """Fresh record bench seed 932 (4x4, tilt 29, a low lamp): a dark wall put on a2's stack
+    threw a shadow across the whole ring beside it, darker (gain 0.3-0.45) than light and
+    shadow are allowed to make the wood: a hand on every frame for the last 7 s, and the game's
+    last three plies were never judged. Only darker, with the wood's hue, beside a stack tall
+    enough to cast it: the stack's shadow."""
+    import random
+
+    from controller.tracking.script import random_game, timeline
+
+    rng = random.Random(932)  # the record bench's draws for its game 932, in its order
+    size, length, tilt = rng.choice((4, 5, 6, 7)), rng.randint(20, 60), rng.uniform(0.0, 40.0)
+    shots = list(timeline(size, random_game(size, length, rng), rng))
+    camera, look = random_setup(932, size, tilt_deg=tilt)
+    reader = BoardReader(size)
+    board = shots[655]
+    assert board.still and board.stacks["a2"][-1] == ("dark", "wall")
+    for k in range(10):  # start-up: the empty board
+        reader.read(render_frame(Scene(size), camera, look, seed=k, t=k / 5).image)
+    for k in range(10):
+        reading = reader.read(render_frame(Scene(size, board.stacks), camera, look,
+                                           seed=100 + k, t=2 + k / 5).image)  # fmt: skip
+        assert not reading.occluded, f"frame {k}: {reading.reason}"
