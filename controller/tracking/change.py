@@ -104,15 +104,33 @@ def light_only(now: Signatures, then: Signatures) -> dict[str, float]:
     one = np.asarray(now[names[0]])
     if one.ndim < 2 or one.shape[-1] < 2:  # one channel: no colour to tell by
         return dict.fromkeys(names, 0.0)
-    norm = np.linalg.norm(diff, axis=-1)
-    top = np.argsort(norm, axis=1)[:, -CHANGE_TOP:]
-    diff = np.take_along_axis(diff, top[..., None], axis=1)  # [S, CHANGE_TOP, C]
+    norm, diff = _top_bins(diff)
     grey = diff.mean(axis=-1)  # [S, CHANGE_TOP]
     colour = np.linalg.norm(diff - grey[..., None], axis=-1).mean(axis=1)
     ratio = colour / np.maximum(np.abs(grey.mean(axis=1)), 1e-6)
     p = np.clip((LIGHT_ONLY_UNTIL - ratio) / (LIGHT_ONLY_UNTIL - LIGHT_ONLY_BELOW), 0.0, 1.0)
-    p[np.take_along_axis(norm, top, axis=1).mean(axis=1) > LIGHT_ONLY_MAX] = 0.0
+    p[norm.mean(axis=1) > LIGHT_ONLY_MAX] = 0.0
     return dict(zip(names, p.astype(float).tolist(), strict=True))
+
+
+def darkened(now: Signatures, then: Signatures) -> dict[str, float]:
+    """Per square, how much darker it became, over the same bins as `light_only` (negative:
+    brighter; the signatures' units, grey part of the change): a shadow that came, or a dark
+    piece, darkens; a shadow that went brightens."""
+    names, diff = _drift_free(now, then)
+    if not names:
+        return {}
+    _norm, diff = _top_bins(diff)
+    return dict(zip(names, (-diff.mean(axis=(1, 2))).astype(float).tolist(), strict=True))
+
+
+def _top_bins(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[S, bins, C] -> the `CHANGE_TOP` bins that changed most per square: (their norms
+    [S, CHANGE_TOP], their changes [S, CHANGE_TOP, C])."""
+    norm = np.linalg.norm(diff, axis=-1)
+    top = np.argsort(norm, axis=1)[:, -CHANGE_TOP:]
+    return (np.take_along_axis(norm, top, axis=1),
+            np.take_along_axis(diff, top[..., None], axis=1))  # fmt: skip
 
 
 def mean_signatures(frames: Iterable[Signatures]) -> dict[str, np.ndarray] | None:

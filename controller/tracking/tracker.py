@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from controller.tak import FLAT, Ply, Position, TakError
+from controller.tak import FLAT, WHITE, Ply, Position, TakError
 from controller.tracking.by_change import (
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
@@ -58,6 +58,7 @@ from controller.tracking.by_change import (
 from controller.tracking.change import (
     UNCHANGED_BELOW,
     changes,
+    darkened,
     light_only,
     p_changed,
     p_faint,
@@ -107,6 +108,9 @@ PHANTOM_OCCUPIED = 0.75
 # A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
 # or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
 PHANTOM_LEFT = 0.9
+# Darker by this much (signature units, `change.darkened`), a square a dark piece came to changed
+# as that piece changes it, whatever its shadow did (`_dark_piece_came`)
+DARK_PIECE_DARKENS = 1.0
 
 
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
@@ -218,6 +222,7 @@ class Tracker:
         self._faint: dict[str, float] = {}  # `change.p_faint` per square at the last evaluation
         self._light_only: dict[str, float] = {}  # `change.light_only` per square, the same
         # while a question waits: the board (evidence, signatures) from before the ply asked about
+        self._darkened: dict[str, float] = {}  # `change.darkened` per square, the same
         self._before_ask: tuple | None = None
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
@@ -475,6 +480,7 @@ class Tracker:
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
             self._light_only = light_only(stable.appearance, self._looks)  # type: ignore[arg-type]
+            self._darkened = darkened(stable.appearance, self._looks)  # type: ignore[arg-type]
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
@@ -1134,10 +1140,13 @@ class Tracker:
         def unseen(sq: str) -> bool:
             return bool(position.stack(sq)) and evidence[sq].p_occupied < 0.5
 
+        def shadow_only(h: Hypothesis, sq: str) -> bool:
+            return self._shade_moved(sq) and not self._dark_piece_came(h.ply, sq)
+
         found = [
             Candidate(h.ply, h.cost + h.contradiction - missed)
             for h, squares, missed in self._misread_only(ranked, evidence, unseen)
-            if not any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or self._shade_moved(sq)
+            if not any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or shadow_only(h, sq)
                        for sq in squares)
             and missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost
         ]  # fmt: skip
@@ -1227,6 +1236,22 @@ class Tracker:
         return Ask(tuple(candidates[: self.config.max_candidates]),
                    "the reader still sees a piece where the look says one left, beside a "
                    "standing piece")
+
+    def _dark_piece_came(self, ply: Ply, square: str) -> bool:
+        """Does `ply` leave a dark piece on top of `square`, where the square darkened by more
+        than a shadow's edge (`DARK_PIECE_DARKENS`)? Then a grey change there is the piece's as
+        well as a shadow's (fresh bench seed 1130, tilt 19: a dark wall moved from c3 onto c2,
+        read empty at 0.95; c2 darkened by the grey shift a shadow makes, so `_shade_moved`
+        put it down to the wall's shadow, no ply fitted, and the game was out of sync from its
+        6th ply). A shadow that went brightens (seed 702), and a light piece can look like it."""
+        if self._darkened.get(square, 0.0) < DARK_PIECE_DARKENS:
+            return False
+        self.position.push(ply)
+        try:
+            stack = self.position.stack(square)
+        finally:
+            self.position.pop()
+        return bool(stack) and stack[-1][0] != WHITE
 
     def _shade_moved(self, square: str) -> bool:
         """Did `square` change by the light alone, next to a square whose look surely changed

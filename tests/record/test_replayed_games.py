@@ -192,3 +192,14 @@ def test_a_piece_still_read_where_a_ply_left_beside_a_wall_is_asked_about_not_il
     assert [note.ply for note in recorder.notes] == truth  # all 28
     asked = recorder.notes[26]
     assert asked.uncertain and "still sees a piece" in asked.reason
+
+
+def test_a_dark_piece_moved_where_the_reader_sees_none_is_asked_about_not_taken_for_a_shadow():
+    # fresh bench seed 1130 (6x6, tilt 19; its first 125 frames): the dark wall on c3 moved
+    # onto c2, which the reader read empty at 0.95. c2 darkened by the grey shift a shadow
+    # makes, and was put down to the wall's shadow moving: no ply fitted, and the game was out
+    # of sync from its 6th ply (5 of 56 recorded). A dark piece darkens its square too.
+    recorder, truth = replay("seed1130-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 10
+    asked = recorder.notes[5]
+    assert asked.ply.ptn() == "c3-" and asked.uncertain and "sees no piece" in asked.reason

@@ -18,7 +18,7 @@ from controller.tracking import (
     TrackerConfig,
     Withdrawn,
 )
-from controller.tracking.change import changes, light_only, p_changed
+from controller.tracking.change import changes, darkened, light_only, p_changed
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 from vision.reading import SquareReading
 
@@ -115,6 +115,11 @@ def test_a_change_of_the_light_alone_is_told_from_a_change_of_colour():
     now["s3"] = now["s3"] - np.float32(5.0)  # deeper than any shadow: a dark piece on light wood
     shade = light_only(now, then)
     assert shade["s1"] == 1.0 and shade["s2"] == 0.0 and shade["s3"] == 0.0
+    # which way the light went: darker where a shadow came (or a dark piece), not in the room
+    dark = darkened(now, then)
+    assert dark["s1"] == pytest.approx(1.5, abs=0.1) and dark["s3"] == pytest.approx(5.0, abs=0.1)
+    assert abs(dark["s4"]) < 0.1
+    assert darkened(then, now)["s1"] == pytest.approx(-1.5, abs=0.1)  # the shadow went
 
 
 def test_a_square_misread_all_along_never_stalls_the_game():
