@@ -111,6 +111,11 @@ PHANTOM_LEFT = 0.9
 # Darker by this much (signature units, `change.darkened`), a square a dark piece came to changed
 # as that piece changes it, whatever its shadow did (`_dark_piece_came`)
 DARK_PIECE_DARKENS = 1.0
+# A question's candidates are ordered, and carry as their cost, their cost plus this share of what
+# the reader contradicts of them (`_evaluate`'s `close`): enough to order a tie, and a revision
+# in hindsight still overcomes a kind the reader misread at 0.8 (a flat taken for a wall, seen
+# to be a flat when a wall is moved onto it; with the whole contradiction it no longer did)
+ASK_CONTRADICTED = 0.5
 
 
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
@@ -638,12 +643,19 @@ class Tracker:
                     h.cost - best.cost < needed
                     or (doubted and h.structure is not None and h.structure <= cfg.structure_ok))
             ]  # fmt: skip
-            # best first; the heights the reader saw stay unchanged where a candidate grows or
-            # shrinks a stack count here too (not in the cost: see `by_change.height_news`), and
-            # so do faint changes that another candidate explains and this one leaves alone
-            rivals = list(alike)  # (a list being sorted looks empty to its own key function)
-            alike.sort(key=lambda h: h.cost + h.height_against + self._faint_left(h, rivals))
-            return Ask(tuple(Candidate(h.ply, h.cost) for h in alike)[: cfg.max_candidates])
+            # best first, each weighed with what the reader contradicts of it (heights it saw
+            # stay unchanged where a candidate grows or shrinks a stack count too: not in the
+            # cost, see `by_change.height_news`) and with faint changes another candidate
+            # explains and this one leaves alone. The candidates carry these weights, so that a
+            # revision later finds each alternative as much dearer as it was ordered (fresh
+            # bench seed 1150: `c3<` and `c3-` tied on cost, the reader contradicting `c3-` on
+            # c2 by 1.0; `c3-` was guessed, and 25 plies later a revision of it was preferred
+            # to one of a later call that was 0.45 dearer, and wrong)
+            weighed = sorted((h.cost + ASK_CONTRADICTED * h.contradiction
+                              + self._faint_left(h, alike), i)
+                             for i, h in enumerate(alike))  # fmt: skip
+            return Ask(tuple(Candidate(alike[i].ply, score)
+                             for score, i in weighed)[: cfg.max_candidates])  # fmt: skip
 
         if best.ply is not None and by_change and not after_unmatched:
             both = self._pair_instead(evidence, p, changed, best, stable.appearance)

@@ -203,3 +203,14 @@ def test_a_dark_piece_moved_where_the_reader_sees_none_is_asked_about_not_taken_
     assert [note.ply for note in recorder.notes] == truth  # all 10
     asked = recorder.notes[5]
     assert asked.ply.ptn() == "c3-" and asked.uncertain and "sees no piece" in asked.reason
+
+
+def test_a_tie_the_reader_contradicts_one_side_of_is_guessed_and_revised_the_other_way():
+    # fresh bench seed 1150 (5x5, tilt 21): at ply 20 `c3<` and `c3-` tied on cost, the reader
+    # contradicting `c3-` (c2 read unchanged); `c3-` was guessed. At ply 42 `b3+` was asked
+    # about as `Sb4`, and at ply 45 a spread fitted only once one of them was revised: ply 20's,
+    # judged no dearer than its guess, won over ply 42's, 0.45 dearer. Both stayed wrong (44
+    # of 46). What the reader contradicts now orders a question and counts in its costs.
+    recorder, truth = replay("seed1150.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 46
+    assert recorder.notes[19].uncertain and recorder.notes[41].uncertain
