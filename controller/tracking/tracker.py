@@ -513,6 +513,11 @@ class Tracker:
             # the hand came back with no pieces to drop: the spread held back was played, and
             # this board is the next ply's
             return self._commit_held(held) + self._evaluate(stable)
+        if chosen is not None and held is not None and self.state == "tracking" and by_change:
+            after_held = self._held_then(held, ranked[chosen], stable)
+            if after_held:
+                evaluation.decisions = after_held
+                return after_held
         if self.state == "over":
             # The game ended on a position that rests on guesses: a ply played after the end
             # (no hypothesis fits) shows a guess was wrong (bench seed 37: one flat spread where
@@ -529,8 +534,8 @@ class Tracker:
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
             revised = (
                 (self._revise(evidence, p, changed) if self.state == "tracking" else [])
-                or self._revise_by_board(evidence, stable.appearance)
                 or self._missed(evidence, p, changed)
+                or self._revise_by_board(evidence, stable.appearance)
             )
             if revised:
                 evaluation.decisions = revised
@@ -730,6 +735,47 @@ class Tracker:
         self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
         self._lifted_waits = True
         return True
+
+    def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
+                   stable: StableReading) -> list[Decision]:  # fmt: skip
+        """A spread was held back (`_held_in_hand`), and this board fits `best`, the same spread
+        with other counts or drops, as one ply from before it. It may as well be the spread held
+        back, then the next player's ply on top (fresh bench seed 1120, 4x4 seen from straight
+        above: `3c4>` emptied c4, the reader saw it empty; the next ply put a light flat there,
+        and the board was just what `2c4>` leaves, the light bottom flat on c4. `2c4>` was
+        guessed and the game went wrong from there, 34 of 48 plies). When a ply after the held
+        spread fits this board by what changed since the held board, both are asked about, the
+        two plies first: on a still board with no hand in view the reader saw the spread done."""
+        ply, (then_evidence, then_looks) = held
+        other = best.ply
+        if (other is None or other.is_placement or other.square != ply.square
+                or other.direction != ply.direction or then_looks is None):  # fmt: skip
+            return []
+        evidence = stable.evidence
+        looks = changes(stable.appearance, then_looks)  # type: ignore[arg-type]
+        p = {sq: p_changed(c) for sq, c in looks.items()}
+        floor = float(np.median(list(looks.values()))) if looks else 0.0
+        faint = {sq: p_faint(c, floor) for sq, c in looks.items()}
+        moved = {sq for sq, ev in evidence.items()
+                 if sq not in then_evidence or differs(ev, then_evidence[sq])}  # fmt: skip
+        position, cfg = self.position, self.config
+        played = position.push(ply)
+        try:
+            judge = ChangeJudge(position, evidence, p, moved, then_evidence, faint,
+                                light_only(stable.appearance, then_looks))  # fmt: skip
+            nexts = [j for j in judge.plies() if self._fits_by_change(j)
+                     and j.contradiction <= cfg.match_cost]  # fmt: skip
+        finally:
+            position.pop()
+        if not nexts:
+            return []
+        after = min(nexts, key=lambda j: j.cost + j.contradiction)
+        self._quiet = None
+        ask = Ask((Candidate(played, after.cost + after.contradiction, then=after.ply),
+                   Candidate(other, best.cost + best.contradiction)),
+                  f"the spread held back, then the next ply: {played.ptn()} then "
+                  f"{after.ply.ptn()}")  # fmt: skip
+        return self._ask_on_board(ask, evidence, stable.appearance)
 
     def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
         """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the

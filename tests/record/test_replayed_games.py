@@ -214,3 +214,20 @@ def test_a_tie_the_reader_contradicts_one_side_of_is_guessed_and_revised_the_oth
     recorder, truth = replay("seed1150.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 46
     assert recorder.notes[19].uncertain and recorder.notes[41].uncertain
+
+
+def test_a_spread_held_back_then_the_next_ply_is_asked_about_as_both():
+    # fresh bench seed 1120 (4x4, tilt 1): `3c4>` emptied c4 and the reader saw it empty, but
+    # the spread was held back (the reader saw d4 no higher); the next ply put a light flat on
+    # c4, and that board was just what `2c4>` leaves, the light bottom flat on c4. `2c4>` was
+    # guessed, and the game went wrong from there (34 of 48 plies, one unmarked). Now the held
+    # spread and the ply after it are asked about first. Three plies on, a flat moved onto a
+    # flat of its colour changed nothing the tracker trusted (`c1>`); the next board is first
+    # searched for such a missed ply, and only then for another reading of the last question.
+    recorder, truth = replay("seed1120.npz")
+    recorded = [note.ply for note in recorder.notes]
+    assert len(recorded) == len(truth) == 48
+    assert recorded[31:36] == truth[31:36]  # 3c4> c4 3d4-21 c1> 2d3-
+    assert recorder.notes[31].uncertain and "held back" in recorder.notes[31].reason
+    assert all(note.uncertain for note, ply in zip(recorder.notes, truth, strict=True)
+               if note.ply != ply)  # fmt: skip
