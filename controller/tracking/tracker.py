@@ -748,7 +748,7 @@ class Tracker:
         two plies first: on a still board with no hand in view the reader saw the spread done."""
         ply, (then_evidence, then_looks) = held
         other = best.ply
-        if (other is None or other.is_placement or other.square != ply.square
+        if (other is None or other == ply or other.is_placement or other.square != ply.square
                 or other.direction != ply.direction or then_looks is None):  # fmt: skip
             return []
         evidence = stable.evidence
