@@ -480,8 +480,12 @@ class Tracker:
             # a piece come or go there and the look changed well above this board's noise, that
             # is a change. (A phantom the reader starts seeing on an untouched square is not.)
             floor = float(np.median(list(self.changes.values()))) if self.changes else 0.0
+            looked = dict(p)
             for sq in flipped_squares(evidence, self._accepted or {}):
-                if self.changes.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
+                change = self.changes.get(sq, 0.0)
+                if change >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor) or (
+                    change >= FLIP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
+                ):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
             self._light_only = light_only(stable.appearance, self._looks)  # type: ignore[arg-type]
@@ -736,6 +740,20 @@ class Tracker:
         self._lifted_waits = True
         return True
 
+    def _stood_up(self, square: str, evidence, p: Mapping[str, float]) -> bool:
+        """Does the reader read a wall or capstone come to `square`, empty in the game, with a
+        neighbour's look surely changed? A standing piece seen from the side rises over the
+        square behind it, and its own square's look may change little (fresh bench seed 1179,
+        tilt 37: a dark wall placed on b3, read at 0.89, changed b3's look by 0.38 against a
+        board noise of 0.11, and b4 behind it by 2.3; the placement missed the structure check,
+        and the game was out of sync from its 13th ply)."""
+        ev = evidence.get(square)
+        if ev is None or self.position.stack(square) or ev.p_occupied < 0.5:
+            return False
+        if ev.p_kind[1] + ev.p_kind[2] < 0.5:
+            return False
+        return any(p.get(n, 0.0) >= SURELY_CHANGED for n in neighbours(square, self.position.size))
+
     def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
                    stable: StableReading) -> list[Decision]:  # fmt: skip
         """A spread was held back (`_held_in_hand`), and this board fits `best`, the same spread
@@ -748,7 +766,7 @@ class Tracker:
         two plies first: on a still board with no hand in view the reader saw the spread done."""
         ply, (then_evidence, then_looks) = held
         other = best.ply
-        if (other is None or other == ply or other.is_placement or other.square != ply.square
+        if (other is None or other.is_placement or other.square != ply.square
                 or other.direction != ply.direction or then_looks is None):  # fmt: skip
             return []
         evidence = stable.evidence
