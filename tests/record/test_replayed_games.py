@@ -231,3 +231,14 @@ def test_a_spread_held_back_then_the_next_ply_is_asked_about_as_both():
     assert recorder.notes[31].uncertain and "held back" in recorder.notes[31].reason
     assert all(note.uncertain for note, ply in zip(recorder.notes, truth, strict=True)
                if note.ply != ply)  # fmt: skip
+
+
+def test_a_wall_whose_body_shows_over_the_square_behind_it_is_recorded():
+    # fresh bench seed 1179 (4x4, tilt 37; its first 200 frames): a dark wall placed on b3,
+    # read at 0.89, changed b3's own look by 0.38 (the board's noise 0.11) and b4's behind it
+    # by 2.3: the placement missed the structure check, and the game was out of sync from its
+    # 13th ply (12 of 27 recorded). A standing piece the reader sees arrive, beside a square
+    # whose look surely changed, counts as its square changed.
+    recorder, truth = replay("seed1179-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 16
+    assert recorder.notes[12].ply.ptn() == "Sb3"
