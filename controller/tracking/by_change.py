@@ -409,8 +409,10 @@ class ChangeJudge:
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
             reading += self.p.get(sq, 0.0) * max(-READING_CLIP, min(READING_CLIP, gain))
-            contra += contradiction(new, ev)
-            colours += colour_contradiction(new, ev)
+            against = colour_contradiction(new, ev)
+            misread = self._colour_misread(sq, old, new, against)
+            contra += contradiction(new, ev) - misread
+            colours += against - misread
         for sq, p in self.moved.items():
             if sq in altered:
                 continue
@@ -430,6 +432,17 @@ class ChangeJudge:
             structure += W_UNALTERED * discount * p
         return Judged(structure + reading, structure, contra, colours, frozenset(altered),
                       height_against=against_heights, **what)
+
+    def _colour_misread(self, square: str, old: Stack, new: Stack, against: float) -> float:
+        """How much of the reader's colour contradiction `against` of `new` on `square` it made
+        of `old` too when the board last matched, both tops of one colour: a piece whose colour
+        the reader misreads all along says nothing of a ply that leaves that colour on top
+        (fresh bench seed 1155: a light flat on c3 read dark at 1.00; a light flat moved onto
+        it later was ruled out, and the move the other way was committed quietly)."""
+        then = self.accepted.get(square)
+        if not old or not new or old[-1][0] != new[-1][0] or then is None:
+            return 0.0
+        return min(against, colour_contradiction(old, then))
 
     def _unseen(self, square: str, stack: Stack) -> bool:
         """Did the reader, when the board last matched, read `square` empty where the game had

@@ -219,6 +219,9 @@ class Tracker:
         # a spread held back while its pieces may still be in a hand (`_held_in_hand`), with the
         # board it was judged on (evidence, signatures)
         self._held: tuple[Ply, tuple] | None = None
+        # plies a board reported illegal fitted, ruled out only by the colour the reader read on
+        # the squares named (`_played_over`): ply -> those squares
+        self._overruled: dict[Ply, set[str]] = {}
         # the last board judged "nothing happened" after a hand came and went: (changes per
         # square then, the evidence then, the evidence it was compared to), for `_missed`; None
         # once a ply or a takeback has been recorded since
@@ -575,6 +578,11 @@ class Tracker:
             if unseen:
                 evaluation.decisions = unseen
                 return unseen
+        if chosen is None and by_change and self.state in ("illegal", "desync"):
+            over = self._played_over(evidence, p, changed, stable.appearance)
+            if over:
+                evaluation.decisions = over
+                return over
         if chosen is None and by_change and self.state in ("tracking", "illegal", "desync"):
             shown = self._shown_by_board(evidence, stable.appearance)
             if shown:
@@ -603,6 +611,8 @@ class Tracker:
             if stable.at - self.unmatched_since >= cfg.desync_after_s:
                 evaluation.decisions = [self._desync(evidence)]
             else:
+                if self.state == "tracking" and by_change:
+                    self._overruled = self._by_colour_only(ranked, evidence)
                 self.state = "illegal"
                 evaluation.decisions = [Illegal(tuple(evaluation.wrong))]
             return evaluation.decisions
@@ -957,6 +967,64 @@ class Tracker:
         found.sort(key=lambda f: f[0])
         ask = Ask(tuple(Candidate(ply, cost) for cost, ply in found[: cfg.max_candidates]),
                   "the board shows this ply, though not every square it moves looks changed")
+        return self._ask_on_board(ask, evidence, appearance)
+
+    def _by_colour_only(self, ranked: list[Hypothesis], evidence) -> dict[Ply, set[str]]:
+        """Plies that fit what changed, ruled out only by the colour the reader reads on squares
+        they leave a piece on (every other square read as they leave it): ply -> those squares."""
+        position, cfg = self.position, self.config
+        out: dict[Ply, set[str]] = {}
+        for h in ranked[: cfg.max_considered]:
+            if (h.ply is None or h.structure is None or h.structure > cfg.structure_ok
+                    or h.colour_contradiction <= cfg.match_cost):  # fmt: skip
+                continue
+            position.push(h.ply)
+            try:
+                wrong = set(wrong_squares(position, evidence))
+                tops = {sq for sq in wrong if position.stack(sq)
+                        and evidence[sq].p_occupied >= 0.5}  # fmt: skip
+            finally:
+                position.pop()
+            if wrong and wrong == tops:
+                out[h.ply] = wrong
+        return out
+
+    def _played_over(self, evidence, p, changed, appearance) -> list[Decision]:
+        """The board was reported illegal, fitting a ply but for the colour the reader read on a
+        square it left a piece on (`_by_colour_only`), and now fits that ply and then a ply of
+        the other player, the reader still reading that square's colour as before: the players
+        played on over the alarm, and the reader misreads the piece (fresh bench seed 1155,
+        tilt 38: white's light flat on c3 read dark at 1.00; the board was illegal, then out of
+        sync for the game's last 12 plies). Asked about, the pair first; a piece of the wrong
+        colour that the players replace makes a board that fits the ply, and no question.
+        Only where the pair leaves every other square as the reader reads it."""
+        if not self._overruled:
+            return []
+        position, cfg = self.position, self.config
+        judge = self._judge(position, evidence, p, changed)
+        found = []
+        for j in judge.pairs():
+            squares = self._overruled.get(j.ply)
+            if squares is None or j.structure > cfg.structure_ok or j.then is None:
+                continue
+            position.push(j.ply)
+            position.push(j.then)
+            try:
+                wrong = set(wrong_squares(position, evidence))
+            finally:
+                position.pop()
+                position.pop()
+            if wrong <= squares:
+                found.append(Candidate(j.ply, j.cost, then=j.then))
+        if not found:
+            return []
+        found.sort(key=lambda c: c.cost)
+        first = found[0]
+        misread = ", ".join(sorted(self._overruled[first.ply]))
+        self._overruled = {}
+        ask = Ask(tuple(found[: cfg.max_candidates]),
+                  f"played on over an illegal board: {first.describe()}, the reader reading "
+                  f"{misread} in the other colour")  # fmt: skip
         return self._ask_on_board(ask, evidence, appearance)
 
     def _ask_on_board(self, ask: Ask, evidence, appearance) -> list[Decision]:

@@ -242,3 +242,15 @@ def test_a_wall_whose_body_shows_over_the_square_behind_it_is_recorded():
     recorder, truth = replay("seed1179-start.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 16
     assert recorder.notes[12].ply.ptn() == "Sb3"
+
+
+def test_a_piece_read_in_the_other_colour_that_the_players_play_on_over_is_asked_about():
+    # fresh bench seed 1155 (5x5, tilt 38; its first 580 frames): white's light flat on c3 was
+    # read dark at 1.00. The board was illegal, then out of sync for the game's last 12 plies.
+    # Now the next board, fitting `c3` and then black's `b3+` with c3 still read dark, is asked
+    # about; and a light flat later moved onto c3 (`b3>`) is not ruled out by the colour the
+    # reader has misread there all along (that had `b3<` committed quietly).
+    recorder, truth = replay("seed1155-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 47
+    assert "played on over an illegal board" in recorder.notes[42].reason
+    assert recorder.notes[44].ply.ptn() == "b3>"
