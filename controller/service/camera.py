@@ -229,6 +229,9 @@ class CameraPipeline:
         # and records nothing until the board shows the journal's position again.
         self._resuming = False
         self._want_reference = False
+        # bumped by every `resync`: a frame taken or read across one shows the board from before
+        # (the last game's pieces, on a busy machine), and is not judged against the game now
+        self._generation = 0
         self._frame_shape: tuple[int, int] | None = None
         self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
         self._task: asyncio.Task | None = None
@@ -333,6 +336,7 @@ class CameraPipeline:
         out of sync until the board shows the journal's position (until then no ply is recorded
         from the camera)."""
         self._resync = True
+        self._generation += 1
         if new_game:
             self._want_reference = True
             self._resuming = False
@@ -400,6 +404,7 @@ class CameraPipeline:
                     await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
                     attempt, due = attempt + 1, None
                     continue
+            generation = self._generation
             ok, frame = await asyncio.to_thread(self.source.read)
             if not ok or frame is None:
                 failures += 1
@@ -429,7 +434,7 @@ class CameraPipeline:
             self._frame_shape = frame.shape[:2]
             self._notify("frame", getattr(self.source, "last_version", None))
             try:
-                await self._process(frame, now)
+                await self._process(frame, now, generation)
             except Exception:
                 log.exception("camera frame %d could not be processed", self.frames_read)
             # Frames on a fixed grid: a frame taken late (a slow read, a busy machine) is followed
@@ -451,7 +456,9 @@ class CameraPipeline:
             (log.warning if first else log.debug)("camera %s: %s; recording paused", state, why)
             board.bus.publish("camera", health.as_dict(self.clock.monotonic()))
 
-    async def _process(self, frame: np.ndarray, now: float) -> None:
+    async def _process(self, frame: np.ndarray, now: float, generation: int | None = None) -> None:
+        """Read `frame` and judge the reading; `generation`: `_generation` when the frame was
+        taken (a frame from before the last `resync` is read but not judged)."""
         board = self.board
         session = board.session
         async with board.lock:  # the game is only read between two complete changes
@@ -473,6 +480,8 @@ class CameraPipeline:
         async with board.lock:
             if session.position is None or session.result is not None:
                 return
+            if generation is not None and generation != self._generation:
+                return  # the game changed while the frame was taken or read: it shows the old one
             if self._resync or self.tracker is None:
                 self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config,
                                        resume=self._resuming)
