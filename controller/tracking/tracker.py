@@ -456,14 +456,16 @@ class Tracker:
         return (not now.occupied or now.height < then.height - 0.5
                 or (now.p_light >= 0.5) != (then.p_light >= 0.5))  # fmt: skip
 
-    def _changed(self, evidence: Mapping[str, SquareEvidence]) -> set[str] | None:
-        """Squares whose reading changed since the board last matched the game (None: unknown)."""
-        if self._accepted is None:
+    def _changed(
+        self, evidence: Mapping[str, SquareEvidence],
+        since: Mapping[str, SquareEvidence] | None = None,
+    ) -> set[str] | None:
+        """Squares whose reading changed since the board last matched the game, or since the
+        board read as `since` (None: unknown)."""
+        then = self._accepted if since is None else since
+        if then is None:
             return None
-        return {
-            sq for sq, ev in evidence.items()
-            if sq not in self._accepted or differs(ev, self._accepted[sq])
-        }  # fmt: skip
+        return {sq for sq, ev in evidence.items() if sq not in then or differs(ev, then[sq])}
 
     def _evaluate(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
@@ -784,8 +786,7 @@ class Tracker:
         p = {sq: p_changed(c) for sq, c in looks.items()}
         floor = float(np.median(list(looks.values()))) if looks else 0.0
         faint = {sq: p_faint(c, floor) for sq, c in looks.items()}
-        moved = {sq for sq, ev in evidence.items()
-                 if sq not in then_evidence or differs(ev, then_evidence[sq])}  # fmt: skip
+        moved = self._changed(evidence, then_evidence)
         position, cfg = self.position, self.config
         played = position.push(ply)
         try:
