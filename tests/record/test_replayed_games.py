@@ -33,6 +33,14 @@ def replay(name: str) -> tuple[Recorder, list[Ply]]:
     return recorder, [Ply.from_ptn(p) for p in plies]
 
 
+def replayed_exactly(name: str) -> list:
+    """The notes of the game `name` replayed, having checked that every ply was recorded as
+    played (marked or not)."""
+    recorder, truth = replay(name)
+    assert [note.ply for note in recorder.notes] == truth
+    return recorder.notes
+
+
 def test_a_close_call_revised_by_hindsight_is_not_revised_back_and_forth():
     # fresh bench seed 207 (5x5, tilt 1.0): a wall or capstone placed on d2 at ply 24 was asked
     # about; a later board fitted its ply better with the other reading, and then, weighed
@@ -58,9 +66,8 @@ def test_a_spread_that_a_revised_count_left_impossible_is_changed_with_it_and_ma
     from controller.tracking import Tracker
 
     monkeypatch.setattr(Tracker, "_faint_left", lambda self, h, rivals: 0.0)
-    recorder, truth = replay("seed528.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 56
-    revised, changed = recorder.notes[30], recorder.notes[32]
+    notes = replayed_exactly("seed528.npz")  # all 56
+    revised, changed = notes[30], notes[32]
     assert revised.uncertain and "ply 31 revised" in revised.reason
     assert changed.uncertain and changed.reason == "changed to fit revised ply 31"
     assert changed.alternatives == (Ply.from_ptn("4b2>13"),)
@@ -69,9 +76,8 @@ def test_a_spread_that_a_revised_count_left_impossible_is_changed_with_it_and_ma
 def test_a_count_whose_source_stack_changed_faintly_is_guessed_right_at_once():
     # the same game as recorded now: ply 31's question puts `3b1+12` first (the faint change
     # of b3, which `3b1+` leaves alone), and nothing needs revising
-    recorder, truth = replay("seed528.npz")
-    assert [note.ply for note in recorder.notes] == truth
-    assert recorder.notes[30].uncertain and not recorder.notes[30].reason
+    notes = replayed_exactly("seed528.npz")
+    assert notes[30].uncertain and not notes[30].reason
 
 
 def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_in_sync():
@@ -92,9 +98,8 @@ def test_a_flat_the_reader_reads_empty_is_asked_about_and_revises_nothing():
     # then "showed" the game with ply 22's wall on e2 (read a wall at 1.00) as a capstone, as
     # well as the game as recorded did: e2 was revised to `Ce2`, b4 was never recorded, and the
     # three plies after it were wrong. Now the game as recorded stands and b4 is asked about.
-    recorder, truth = replay("seed632.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 34
-    e2, b4 = recorder.notes[21], recorder.notes[26]
+    notes = replayed_exactly("seed632.npz")  # all 34
+    e2, b4 = notes[21], notes[26]
     assert "revised" not in e2.reason
     assert b4.uncertain and "the reader sees no piece there" in b4.reason
 
@@ -120,9 +125,8 @@ def test_a_placement_is_revised_to_the_spread_onto_its_square():
     # recorded as placed there, `d6?`. Ply 12 put a dark flat on c6, where the game had the light
     # one; only the candidates asked about were tried in place of ply 11, and the game was out
     # of sync for its last 27 plies. Now the spreads onto a placement's square are tried too.
-    recorder, truth = replay("seed729-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 16
-    revised = recorder.notes[10]
+    notes = replayed_exactly("seed729-start.npz")  # all 16
+    revised = notes[10]
     assert revised.uncertain and "ply 11 revised" in revised.reason
 
 
@@ -148,9 +152,8 @@ def test_a_phantom_on_the_square_a_flat_left_is_not_taken_for_a_reply_placed_the
     # fresh bench seed 914 (4x4, tilt 32): `d3-` beside a stack of four left d3 read occupied at
     # 0.69 (a phantom), and the only question was "d3- then Sd3": guessed, the game ran a ply
     # off, and 1 ply was later recorded wrong without a mark. The ply alone is now asked first.
-    recorder, truth = replay("seed914.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 39
-    assert recorder.notes[32].uncertain and "two plies at once" in recorder.notes[32].reason
+    notes = replayed_exactly("seed914.npz")  # all 39
+    assert notes[32].uncertain and "two plies at once" in notes[32].reason
 
 
 def test_a_phantom_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_there():
@@ -176,21 +179,19 @@ def test_a_ply_missed_on_a_quiet_board_before_the_last_commit_is_found_when_the_
     # black's `a4` fitted no ply, ply 2 was split into two plies at once that were never played
     # (`a1` then `a1+`); the game lost 32 of its 48 plies. Now the quiet board before the last
     # commit is searched for a ply nobody saw, the one the reader half saw first.
-    recorder, truth = replay("seed1037-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # b1 d3 a2 a4
-    missed = recorder.notes[1]
+    notes = replayed_exactly("seed1037-start.npz")  # b1 d3 a2 a4
+    missed = notes[1]
     assert missed.uncertain and "not seen" in missed.reason
-    assert recorder.notes[2].uncertain  # the ply recorded before it, now after it: as unsure
-    assert not recorder.notes[3].uncertain
+    assert notes[2].uncertain  # the ply recorded before it, now after it: as unsure
+    assert not notes[3].uncertain
 
 
 def test_a_piece_still_read_where_a_ply_left_beside_a_wall_is_asked_about_not_illegal():
     # fresh bench seed 937 (4x4, tilt 3; its first 340 frames): `c5<` left c5 read as a light
     # wall at 0.84, beside the light wall on d5: the ply was ruled out, nothing fitted, and the
     # game was out of sync for its last 34 plies. Now it is asked about.
-    recorder, truth = replay("seed937-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 28
-    asked = recorder.notes[26]
+    notes = replayed_exactly("seed937-start.npz")  # all 28
+    asked = notes[26]
     assert asked.uncertain and "still sees a piece" in asked.reason
 
 
@@ -199,9 +200,8 @@ def test_a_dark_piece_moved_where_the_reader_sees_none_is_asked_about_not_taken_
     # onto c2, which the reader read empty at 0.95. c2 darkened by the grey shift a shadow
     # makes, and was put down to the wall's shadow moving: no ply fitted, and the game was out
     # of sync from its 6th ply (5 of 56 recorded). A dark piece darkens its square too.
-    recorder, truth = replay("seed1130-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 10
-    asked = recorder.notes[5]
+    notes = replayed_exactly("seed1130-start.npz")  # all 10
+    asked = notes[5]
     assert asked.ply.ptn() == "c3-" and asked.uncertain and "sees no piece" in asked.reason
 
 
@@ -211,9 +211,8 @@ def test_a_tie_the_reader_contradicts_one_side_of_is_guessed_and_revised_the_oth
     # about as `Sb4`, and at ply 45 a spread fitted only once one of them was revised: ply 20's,
     # judged no dearer than its guess, won over ply 42's, 0.45 dearer. Both stayed wrong (44
     # of 46). What the reader contradicts now orders a question and counts in its costs.
-    recorder, truth = replay("seed1150.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 46
-    assert recorder.notes[19].uncertain and recorder.notes[41].uncertain
+    notes = replayed_exactly("seed1150.npz")  # all 46
+    assert notes[19].uncertain and notes[41].uncertain
 
 
 def test_a_spread_held_back_then_the_next_ply_is_asked_about_as_both():
@@ -239,9 +238,8 @@ def test_a_wall_whose_body_shows_over_the_square_behind_it_is_recorded():
     # by 2.3: the placement missed the structure check, and the game was out of sync from its
     # 13th ply (12 of 27 recorded). A standing piece the reader sees arrive, beside a square
     # whose look surely changed, counts as its square changed.
-    recorder, truth = replay("seed1179-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 16
-    assert recorder.notes[12].ply.ptn() == "Sb3"
+    notes = replayed_exactly("seed1179-start.npz")  # all 16
+    assert notes[12].ply.ptn() == "Sb3"
 
 
 def test_a_piece_read_in_the_other_colour_that_the_players_play_on_over_is_asked_about():
@@ -250,7 +248,6 @@ def test_a_piece_read_in_the_other_colour_that_the_players_play_on_over_is_asked
     # Now the next board, fitting `c3` and then black's `b3+` with c3 still read dark, is asked
     # about; and a light flat later moved onto c3 (`b3>`) is not ruled out by the colour the
     # reader has misread there all along (that had `b3<` committed quietly).
-    recorder, truth = replay("seed1155-start.npz")
-    assert [note.ply for note in recorder.notes] == truth  # all 47
-    assert "played on over an illegal board" in recorder.notes[42].reason
-    assert recorder.notes[44].ply.ptn() == "b3>"
+    notes = replayed_exactly("seed1155-start.npz")  # all 47
+    assert "played on over an illegal board" in notes[42].reason
+    assert notes[44].ply.ptn() == "b3>"
