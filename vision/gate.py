@@ -372,13 +372,11 @@ class HandGate:
         """[R] bool: changed samples a stack leaning over the ring or an LED's glow accounts
         for."""
         explained = np.zeros(len(changed), dtype=bool)
-        n = self.pose.size
         cand = self.voting & changed
         if claims and cand.any():
-            idx = np.array([cl[0] for cl in claims])
             t_from = np.array([cl[1] for cl in claims])[:, None]
             t_to = np.array([cl[2] for cl in claims])[:, None]
-            centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
+            centres = self._centres(claims)
             d = centres - self.pose.camera_in_board[:2]
             r = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-6)
             pts = self.ring_pts[cand]
@@ -394,6 +392,12 @@ class HandGate:
                 explained |= np.abs(self.ring_pts - c).max(axis=1) < 0.9
         return explained
 
+    def _centres(self, claims: list[tuple[int, float, float, float]]) -> np.ndarray:
+        """[C, 2]: the board-plane centres of the claimed squares."""
+        idx = np.array([cl[0] for cl in claims])
+        n = self.pose.size
+        return np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)
+
     def shadowed(
         self, changed: np.ndarray, claims: list[tuple[int, float, float, float]]
     ) -> np.ndarray:
@@ -403,9 +407,7 @@ class HandGate:
         cand = self.voting & changed & self._shade
         if not claims or not cand.any():
             return out
-        n = self.pose.size
-        idx = np.array([cl[0] for cl in claims])
-        centres = np.stack([idx % n + 0.5, idx // n + 0.5], axis=1)  # [C, 2]
+        centres = self._centres(claims)
         reach = SHADOW_PER_HEIGHT * np.array([cl[3] for cl in claims]) + 0.5
         away = np.abs(self.ring_pts[cand][None, :, :] - centres[:, None, :]).max(axis=2)
         out[np.nonzero(cand)[0]] = (away <= reach[:, None]).any(axis=0)
