@@ -232,7 +232,6 @@ class CameraPipeline:
         # bumped by every `resync`: a frame taken or read across one shows the board from before
         # (the last game's pieces, on a busy machine), and is not judged against the game now
         self._generation = 0
-        self._frame_shape: tuple[int, int] | None = None
         self._jpeg_scale = 1.0  # served JPEG pixels per frame pixel
         self._task: asyncio.Task | None = None
         self._frame_lock = threading.Lock()
@@ -431,7 +430,6 @@ class CameraPipeline:
             self.frames_read += 1
             with self._frame_lock:
                 self._latest, self._latest_index = frame, self._latest_index + 1
-            self._frame_shape = frame.shape[:2]
             self._notify("frame", getattr(self.source, "last_version", None))
             try:
                 await self._process(frame, now, generation)
@@ -468,7 +466,7 @@ class CameraPipeline:
             self.reader = None
         if self.reader is None or (empty_game and self._want_reference):
             self._take_reference(frame, size, empty_game)
-            self.reader = self._make_reader(size)
+            self.reader = self._make_reader(size, frame.shape[:2])
         lit = self._lit_bgr()
         t0 = time.perf_counter()
         reading = await asyncio.to_thread(self.reader.read, frame, lit)
@@ -514,9 +512,9 @@ class CameraPipeline:
             cv2.imwrite(str(self.reference_path), reference)
         self._want_reference = False
 
-    def _make_reader(self, size: int):
+    def _make_reader(self, size: int, frame_shape: tuple[int, ...]):
         reference = self.reference
-        if reference is not None and reference.shape[:2] != self._frame_shape:
+        if reference is not None and reference.shape[:2] != frame_shape:
             reference = None  # another camera or resolution: useless
         if self._reader_factory is not None:
             return self._reader_factory(size, corners=self._corners, reference=reference)
