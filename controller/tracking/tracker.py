@@ -679,7 +679,8 @@ class Tracker:
                              for score, i in weighed)[: cfg.max_candidates])  # fmt: skip
 
         if best.ply is not None and by_change and not after_unmatched:
-            both = self._pair_instead(evidence, p, changed, best, stable.appearance)
+            both = self._pair_instead(evidence, p, changed, best, stable.appearance,
+                                      held=held[0] if held is not None else None)
             if both:
                 evaluation.decisions = both
                 return both
@@ -1178,7 +1179,8 @@ class Tracker:
         324: `2b3+` then `Cb2`, asked as `2b3+` then `b3-` with nothing else on offer)."""
         return tuple(sorted(pairs, key=lambda c: c.cost))[: self.config.max_candidates]
 
-    def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance) -> list[Decision]:
+    def _pair_instead(self, evidence, p, changed, best: Hypothesis, appearance,
+                      held: Ply | None = None) -> list[Decision]:
         """The board fits `best`, one ply, but only by excusing a square it leaves alone where the
         look surely changed (as a phantom in a stack's shadow, as the shadow itself): is that the
         reply, made before the board was still? `c3-` onto a flat, and black's flat placed
@@ -1186,7 +1188,7 @@ class Tracker:
         of two); on the tracker's own readings (seed 450), `d1` with `d2+` onto a stack with the
         same top was recorded as `Sd1` alone, d2 and d3 excused as the wall's shadows. When a
         pair fits clearly better (`PAIR_MARGIN`), the pair is asked about, the best single plies
-        after it."""
+        after it. `held`: a spread held back on the board before this one (`_held_in_hand`)."""
         assert best.ply is not None
         touched = set(best.ply.squares(self.position.size))
         if all(sq in touched for sq, q in p.items() if q >= SURELY_CHANGED):
@@ -1202,7 +1204,14 @@ class Tracker:
         # way to answer `Sd2`)
         candidates = (*pairs[: self.config.max_candidates - 1], alone)
         left = [sq for sq, q in p.items() if q >= SURELY_CHANGED and sq not in touched]
-        if self._beside_raised(best.ply, left) or self._beside_standing(best.ply, left, evidence):
+        # The pair's first ply a spread the camera saw on a still board before this one, held
+        # back while its pieces might still be in a hand: the squares it emptied are the ones
+        # read as phantoms, and the pair comes first (fresh bench seed 1203, tilt 7: `e5<` held
+        # back, then a capstone placed on e4 at once; e5 beside it read occupied at 0.7, "Ce4
+        # alone" was guessed, and the game went out of sync after a silent error)
+        seen_first = held is not None and pairs[0].ply == held
+        if not seen_first and (self._beside_raised(best.ply, left)
+                               or self._beside_standing(best.ply, left, evidence)):
             # the changes the ply leaves are where a stack it raised shows phantoms: the ply
             # alone first (fresh bench seed 716: `2c2-` onto c1, four high, with a dark flat
             # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for

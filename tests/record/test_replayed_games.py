@@ -251,3 +251,14 @@ def test_a_piece_read_in_the_other_colour_that_the_players_play_on_over_is_asked
     notes = replayed_exactly("seed1155-start.npz")  # all 47
     assert "played on over an illegal board" in notes[42].reason
     assert notes[44].ply.ptn() == "b3>"
+
+
+def test_a_spread_held_back_then_a_standing_piece_placed_beside_it_is_asked_about_pair_first():
+    # fresh bench seed 1203 (5x5, tilt 7.5; its first 300 frames): `e5<` was held back (the
+    # reader saw d5 no higher), then a capstone was placed on e4 before the board was still.
+    # e5, beside the new capstone, read occupied at 0.7, and a phantom beside a standing piece
+    # put "Ce4 alone" first; it was guessed, the game went out of sync, and one ply later was
+    # recorded wrong without a mark (27 of 43). The spread seen on a still board first comes
+    # first: its squares are where the phantoms are.
+    notes = replayed_exactly("seed1203-start.npz")  # all 26
+    assert notes[21].ply.ptn() == "e5<" and "two plies at once" in notes[21].reason
