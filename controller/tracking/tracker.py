@@ -1589,6 +1589,7 @@ class Tracker:
                        if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
         # (score, number, alternative, original, the plies since as they would be played again)
         best: tuple[float, int, Ply, Ply, list[Ply]] | None = None
+        asked = {n for n, _ in self._asked}
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
@@ -1596,7 +1597,10 @@ class Tracker:
             try:
                 for alternative in alternatives(original, list(others)):
                     dearer = others.get(alternative, unasked_dearer)
-                    found = self._played_then(alternative, later, lambda d=dearer: fits(d))
+                    found = self._played_then(
+                        alternative, later, lambda more, d=dearer: fits(d + more),
+                        quiet={k for k in range(number + 1, position.ply_count + back + 1)
+                               if k not in asked})  # fmt: skip
                     if found is not None and (best is None or found[0] < best[0]):
                         best = (found[0], number, alternative, original, found[1])
             finally:
@@ -1615,41 +1619,52 @@ class Tracker:
         return [Takeback(back), *self._ask(ask)]
 
     def _played_then(
-        self, alternative: Ply, later: list[Ply], fits: Callable[[], float | None]
+        self, alternative: Ply, later: list[Ply], fits: Callable[[float], float | None],
+        quiet: set[int] = frozenset(),  # type: ignore[assignment]
     ) -> tuple[float, list[Ply]] | None:
-        """(`fits()`, the later plies as played) with `alternative` and then `later` played;
-        None if none fits. The position is restored.
+        """(`fits(more)`, the later plies as played) with `alternative` and then `later`
+        played; None if none fits. The position is restored.
 
         A spread's count decided wrong leaves a later spread off the same stack carrying pieces
         it no longer has (fresh bench seed 528: `3b1+` recorded for `3b1+12`, then `4b2>13` for
         `2b2>11`, both asked; eight plies later no ply fitted and the game was out of sync for its
         last 16 plies). So one later spread that the alternative leaves illegal may be replaced by
         the same spread with another count or drops that ends on the same square
-        (`_same_spread`); the best fit of those counts. Any other later ply must stay legal."""
+        (`_same_spread`); the best fit of those counts. Any other later ply must stay legal.
+        A later ply the board showed clearly when it was played (its number in `quiet`:
+        committed without a question) makes the revision `commit_margin` dearer when it is so
+        replaced (`more`), as a revision of a ply nobody asked about is (fresh bench seed 1217,
+        4x4, tilt 34: `b1` asked about against `a1>`, 0.74 dearer; 14 plies later a stack's
+        height read one short at 0.88 fitted `a1>` better, with the quiet `3a1+` four plies
+        after it turned into `2a1+`; three plies went wrong)."""
         position = self.position
         best: tuple[float, list[Ply]] | None = None
 
-        def play(plies: list[Ply], done: list[Ply], changed: bool) -> None:
+        first = position.ply_count + 1  # the alternative's number
+
+        def play(plies: list[Ply], done: list[Ply], more: float | None) -> None:
             nonlocal best
             pushed = 0
             try:
                 for i, ply in enumerate(plies):
                     if ply not in position.legal_plies:
-                        if changed or i == 0:  # (never the alternative itself)
+                        if more is not None or i == 0:  # (never the alternative itself)
                             return
+                        number = first + len(done) + i
+                        more = self.config.commit_margin if number in quiet else 0.0
                         for other in _same_spread(position, ply):
-                            play([other, *plies[i + 1 :]], done + plies[:i], True)
+                            play([other, *plies[i + 1 :]], done + plies[:i], more)
                         return
                     position.push(ply)
                     pushed += 1
-                score = fits()
+                score = fits(more or 0.0)
                 if score is not None and (best is None or score < best[0]):
                     best = (score, (done + plies)[1:])
             finally:
                 for _ in range(pushed):
                     position.pop()
 
-        play([alternative, *later], [], False)
+        play([alternative, *later], [], None)
         return best
 
     def _ask(self, ask: Ask, matched: tuple | None = None) -> list[Decision]:

@@ -262,3 +262,13 @@ def test_a_spread_held_back_then_a_standing_piece_placed_beside_it_is_asked_abou
     # first: its squares are where the phantoms are.
     notes = replayed_exactly("seed1203-start.npz")  # all 26
     assert notes[21].ply.ptn() == "e5<" and "two plies at once" in notes[21].reason
+
+
+def test_a_revision_that_changes_a_ply_the_board_showed_clearly_must_fit_that_much_better():
+    # fresh bench seed 1217 (4x4, tilt 34; its first 462 frames): ply 23 `b1` was asked about
+    # against `a1>` (0.74 dearer). At ply 37 (`2a1+`) the reader read a2 one piece short at
+    # 0.88, which `a1>` explained, with ply 27's `3a1+`, committed without a question, turned
+    # into `2a1+`: the revision won, and three plies went wrong. Replacing a quiet commit now
+    # costs a revision the commit margin, as revising a ply nobody asked about does.
+    notes = replayed_exactly("seed1217-start.npz")  # all 38
+    assert notes[22].ply.ptn() == "b1" and notes[26].ply.ptn() == "3a1+"
