@@ -108,6 +108,9 @@ PHANTOM_OCCUPIED = 0.75
 # A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
 # or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
 PHANTOM_LEFT = 0.9
+# A placement whose square the reader reads two or more high this surely (height confidence) is
+# asked about, not committed quietly (`_placed_tall`)
+PLACED_TALL_SURE = 0.85
 # Darker by this much (signature units, `change.darkened`), a square a dark piece came to changed
 # as that piece changes it, whatever its shadow did (`_dark_piece_came`)
 DARK_PIECE_DARKENS = 1.0
@@ -652,8 +655,10 @@ class Tracker:
                 and q.direction == ply.direction,
             ):
                 needed = max(needed, cfg.count_margin)
-        # the reader confidently contradicts the best on a square it alters: never commit that
-        doubted = best.structure is not None and best.contradiction > cfg.match_cost
+        # the reader confidently contradicts the best on a square it alters, or reads a placed
+        # piece surely two high: never commit that
+        doubted = ((best.structure is not None and best.contradiction > cfg.match_cost)
+                   or self._placed_tall(best.ply, evidence))  # fmt: skip
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
 
         def close() -> Ask:
@@ -752,6 +757,19 @@ class Tracker:
         self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
         self._lifted_waits = True
         return True
+
+    def _placed_tall(self, ply: Ply | None, evidence) -> bool:
+        """Is `ply` a placement on a square the reader surely reads two or more pieces high? A
+        placement makes a stack of one; one piece off is no contradiction of a stack's height
+        (`scoring.contradiction`), but a single new piece read as two, surely, is more likely
+        pieces carried there by a spread the game as recorded cannot make (fresh bench seed
+        1272, from straight above: after a guess gone wrong, `2b5<` onto a5 fitted no ply, and
+        `a5`, a5 read two high at 0.87, was committed quietly)."""
+        if ply is None or not ply.is_placement:
+            return False
+        ev = evidence.get(ply.square)
+        return (ev is not None and ev.p_occupied >= 0.5 and ev.height >= 1.5
+                and ev.height_weight >= PLACED_TALL_SURE)
 
     def _stood_up(self, square: str, evidence, p: Mapping[str, float]) -> bool:
         """Does the reader read a wall or capstone come to `square`, empty in the game, with a

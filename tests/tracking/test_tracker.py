@@ -370,3 +370,20 @@ def test_a_stack_read_one_piece_too_high_all_along_does_not_stall_the_game():
         session.feed(misread(truth), 1.2)
     assert commits(d for _, d in session.log) == ["a5", "e1", "b2+", "d4"]
     assert start.height("c2") == 3
+
+
+def test_a_placement_the_reader_surely_reads_two_high_is_asked_about_not_committed():
+    # (fresh bench seed 1272: with the game already wrong by an asked guess, `2b5<` onto a5
+    # fitted no ply, and `a5`, read two high at 0.87, was committed quietly)
+    from dataclasses import replace
+
+    truth, session = Position.from_tps(MIDGAME), Session(Position.from_tps(MIDGAME))
+    session.board(truth, 2.0)
+    truth.play(Ply.from_ptn("a5"))
+    reading = position_reading(truth, appearance=Session.looks)
+    squares = dict(reading.squares)
+    squares["a5"] = replace(squares["a5"], height=2)  # at the reading's 0.9
+    session.hand(0.6)
+    decisions = session.feed(replace(reading, squares=squares), 1.2)
+    assert [type(d) for d in decisions] == [Ask]
+    assert decisions[0].candidates[0].ply == Ply.from_ptn("a5")
