@@ -1256,16 +1256,31 @@ class Tracker:
 
     def _beside_standing(self, ply: Ply, squares: list[str], evidence) -> bool:
         """Is each of `squares` next to a wall or capstone `ply` placed, and read occupied no
-        more surely than `PHANTOM_OCCUPIED`? A standing piece rises 0.7-0.8 of a pitch, and a
-        tilted camera sees it over its neighbour (fresh bench seed 1027, tilt 36: `Sd2`, and
-        d1 behind it read as a dark wall at 0.58-0.64 for 2 s, was guessed "Sd2 then Sd1", and
-        the game went out of sync 2 plies later). A reply placed there is read surely (quick-
-        reply bench seed 306: `Sb2` and at once `c2`, read at 1.00, is the pair)."""
+        more surely than `PHANTOM_OCCUPIED`, or read as a piece standing in that piece's own
+        colour? A standing piece rises 0.7-0.8 of a pitch, and a tilted camera sees it over its
+        neighbour (fresh bench seed 1027, tilt 36: `Sd2`, and d1 behind it read as a dark wall
+        at 0.58-0.64 for 2 s, was guessed "Sd2 then Sd1", and the game went out of sync 2 plies
+        later; fresh bench seed 1318, tilt 22: white's `Sb3`, and a3 beside it read as a light
+        wall at 0.84, was guessed "Sb3 then Sa3", black's wall, and the game was out of sync
+        for its last 38 plies). A reply placed there is the other player's and read surely
+        (quick-reply bench seed 306: `Sb2` and at once `c2`, read at 1.00, is the pair)."""
         if not ply.is_placement or ply.stone == FLAT:
             return False
-        beside = set(neighbours(ply.square, self.position.size))
+        position = self.position
+        beside = set(neighbours(ply.square, position.size))
+        position.push(ply)
+        try:
+            player = position.stack(ply.square)[-1][0]
+        finally:
+            position.pop()
+
+        def image(ev: SquareEvidence) -> bool:  # the standing piece's own look, there
+            p_own = ev.p_light if player == WHITE else 1.0 - ev.p_light
+            return ev.p_kind[0] < 0.5 and p_own >= 0.5
+
         return bool(squares) and all(
-            sq in beside and evidence[sq].p_occupied <= PHANTOM_OCCUPIED for sq in squares
+            sq in beside and (evidence[sq].p_occupied <= PHANTOM_OCCUPIED or image(evidence[sq]))
+            for sq in squares
         )
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:

@@ -272,3 +272,13 @@ def test_a_revision_that_changes_a_ply_the_board_showed_clearly_must_fit_that_mu
     # costs a revision the commit margin, as revising a ply nobody asked about does.
     notes = replayed_exactly("seed1217-start.npz")  # all 38
     assert notes[22].ply.ptn() == "b1" and notes[26].ply.ptn() == "3a1+"
+
+
+def test_a_wall_read_beside_a_wall_just_placed_in_its_own_colour_is_its_image_not_a_reply():
+    # fresh bench seed 1318 (6x6, tilt 22; its first 200 frames): white's wall on b3, and a3
+    # beside it read as a light wall at 0.84; asked as "Sb3 then Sa3" (black's wall) first, it
+    # was guessed so, and the game was out of sync for its last 38 plies (16 of 48). A reply
+    # there would be the other player's piece: read in the standing piece's own colour, it is
+    # that piece's image, and the ply alone comes first.
+    notes = replayed_exactly("seed1318-start.npz")  # all 17
+    assert notes[8].ply.ptn() == "Sb3" and notes[8].uncertain
