@@ -282,3 +282,23 @@ def test_a_wall_read_beside_a_wall_just_placed_in_its_own_colour_is_its_image_no
     # that piece's image, and the ply alone comes first.
     notes = replayed_exactly("seed1318-start.npz")  # all 17
     assert notes[8].ply.ptn() == "Sb3" and notes[8].uncertain
+
+
+def test_a_piece_the_reader_never_sees_whose_square_changed_far_beyond_the_noise_is_asked_about():
+    # fresh bench seed 1374 (4x4, tilt 38; its first 100 frames): the second ply's light flat
+    # on d3 was read empty at 0.99 all along; d3's look changed by 0.92, the board's noise by
+    # 0.02. The board was taken as unchanged, the third ply recorded as the second, and four
+    # plies were later recorded wrong without a mark (1 of 60 right). A change far beyond the
+    # board's noise, after a hand, on a square read empty, is asked about as a placement.
+    notes = replayed_exactly("seed1374-start.npz")  # all 8
+    assert notes[1].ply.ptn() == "d3" and "sees no piece there" in notes[1].reason
+
+
+def test_a_piece_unseen_earlier_does_not_keep_the_next_unseen_piece_from_being_asked_about():
+    # fresh bench seed 1396 (4x4, tilt 30; its first 300 frames): light flats on light wood.
+    # The one on a2 (ply 20) was read empty all along, asked about and recorded; the one on c2
+    # two plies later, read empty too, was not asked about, because a2 was still "wrong": the
+    # board was illegal, then out of sync, and 5 plies were later recorded wrong without a
+    # mark. A square misread at the last match as it is now counts against no ply.
+    notes = replayed_exactly("seed1396-start.npz")  # all 24
+    assert "a2" in notes[19].reason and "c2" in notes[21].reason
