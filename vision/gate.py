@@ -249,6 +249,9 @@ class HandGate:
             np.ones((len(FAR_OFFSETS), self.far_count, 4)), RING_CHROMA_WINDOW
         )
         self._held = False  # a hand was flagged on the last frame
+        # [R] bool: the ring samples unexplained on the last frame with no hand, which keep no
+        # hand flagged (`check`, "held")
+        self._unexplained_before = np.zeros(len(self.ring_pts), dtype=bool)
         # [R] bool: ring samples of the last frame only darkened, as a shadow darkens (`changed`)
         self._shade = np.zeros(len(self.ring_pts), dtype=bool)
         self.last = HandEvidence()
@@ -470,14 +473,20 @@ class HandGate:
             ev.cause = "run"
         elif table:
             ev.cause = "table"
-        elif self._held and not moving and int(unexplained.sum()) >= HELD_MIN_CHANGED:
+        elif (self._held and not moving
+              and int((unexplained & ~self._unexplained_before).sum()) >= HELD_MIN_CHANGED):
             # nothing moved since the hand was seen and the ring still shows some of it: it has
             # not left. (A clear ring releases it without motion: no hand reaches the board
             # without crossing the ring, and the motion gate can miss a hand leaving between two
-            # frames in dim light; record bench seed 9 lost its first ply to that.)
+            # frames in dim light; record bench seed 9 lost its first ply to that.) Clear of
+            # what it showed before the hand came: fresh record bench seed 1372 had 4 ring
+            # samples beside a stack unexplained on every frame, and the hand that made the
+            # game's last ply was "held" from then on, the ply never judged.
             ev.cause = "held"
         self.last = ev
         self._held = bool(ev.cause)
+        if not self._held:
+            self._unexplained_before = unexplained
         if ev.cause == "band":
             return True, f"hand or arm over the board edge ({band} of 6 ring rows changed)"
         if ev.cause == "dark":
