@@ -112,7 +112,7 @@ PHANTOM_LEFT = 0.9
 # median change, after a hand: a piece placed there that the reader cannot see
 # (`_unseen_after_hand`)
 UNSEEN_CHANGE = 0.5
-UNSEEN_OVER_NOISE = 20.0
+UNSEEN_OVER_NOISE = 10.0
 # A placement whose square the reader reads two or more high this surely (height confidence) is
 # asked about, not committed quietly (`_placed_tall`)
 PLACED_TALL_SURE = 0.85

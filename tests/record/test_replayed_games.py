@@ -302,3 +302,12 @@ def test_a_piece_unseen_earlier_does_not_keep_the_next_unseen_piece_from_being_a
     # mark. A square misread at the last match as it is now counts against no ply.
     notes = replayed_exactly("seed1396-start.npz")  # all 24
     assert "a2" in notes[19].reason and "c2" in notes[21].reason
+
+
+def test_the_last_ply_unseen_on_a_busy_small_board_is_asked_about():
+    # fresh bench seed 1383 (4x4, tilt 39): the game's last ply put a light flat on b3, read
+    # empty at 0.95; b3's look changed by 1.55, 12 times the board's median change (0.12: on
+    # 16 squares a few changed ones raise it). The board was taken as unchanged, and the ply
+    # was never recorded.
+    notes = replayed_exactly("seed1383.npz")  # all 38
+    assert notes[-1].ply.ptn() == "b3" and "sees no piece there" in notes[-1].reason
