@@ -1275,13 +1275,8 @@ class Tracker:
         (quick-reply bench seed 306: `Sb2` and at once `c2`, read at 1.00, is the pair)."""
         if not ply.is_placement or ply.stone == FLAT:
             return False
-        position = self.position
-        beside = set(neighbours(ply.square, position.size))
-        position.push(ply)
-        try:
-            player = position.stack(ply.square)[-1][0]
-        finally:
-            position.pop()
+        beside = set(neighbours(ply.square, self.position.size))
+        player = self.position.placing_color  # (`ply` is a placement of the player to move)
 
         def image(ev: SquareEvidence) -> bool:  # the standing piece's own look, there
             p_own = ev.p_light if player == WHITE else 1.0 - ev.p_light
@@ -1407,11 +1402,11 @@ class Tracker:
                 continue
             position.push(h.ply)
             try:
-                odd = [sq for sq in h.ply.squares(position.size) if sq in evidence and misread(sq)]
+                altered = h.ply.squares(position.size)
+                odd = [sq for sq in altered if sq in evidence and misread(sq)]
                 part = sum(colour_contradiction(position.stack(sq), evidence[sq]) for sq in odd)
-                altered = set(h.ply.squares(position.size))
                 others_wrong = set(wrong_squares(position, evidence)) - set(odd)
-                others_wrong -= before - altered
+                others_wrong -= before - set(altered)
             finally:
                 position.pop()
             if not others_wrong:
@@ -1676,15 +1671,14 @@ class Tracker:
         asked = {n for n, _ in self._asked}
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
+            quiet = {k for k in range(number + 1, number + back) if k not in asked}
             popped = [position.pop() for _ in range(back)][::-1]  # oldest first
             original, later = popped[0], popped[1:]
             try:
                 for alternative in alternatives(original, list(others)):
                     dearer = others.get(alternative, unasked_dearer)
-                    found = self._played_then(
-                        alternative, later, lambda more, d=dearer: fits(d + more),
-                        quiet={k for k in range(number + 1, position.ply_count + back + 1)
-                               if k not in asked})  # fmt: skip
+                    found = self._played_then(alternative, later,
+                                              lambda more, d=dearer: fits(d + more), quiet)
                     if found is not None and (best is None or found[0] < best[0]):
                         best = (found[0], number, alternative, original, found[1])
             finally:
@@ -1704,7 +1698,7 @@ class Tracker:
 
     def _played_then(
         self, alternative: Ply, later: list[Ply], fits: Callable[[float], float | None],
-        quiet: set[int] = frozenset(),  # type: ignore[assignment]
+        quiet: set[int],
     ) -> tuple[float, list[Ply]] | None:
         """(`fits(more)`, the later plies as played) with `alternative` and then `later`
         played; None if none fits. The position is restored.
