@@ -56,6 +56,13 @@ def changes(now: Signatures, then: Signatures) -> dict[str, float]:
     return {n: float(np.sort(d)[-CHANGE_TOP:].mean()) for n, d in bin_changes(now, then).items()}
 
 
+def board_noise(changes: Mapping[str, float]) -> float:
+    """The board's median change: what a square nobody touched changes by on this pair of
+    boards (the sensor's noise, the light's flicker); 0 for no squares. Most squares of a
+    board are untouched by one ply, so the median is theirs."""
+    return float(np.median(list(changes.values()))) if changes else 0.0
+
+
 def p_changed(change: float) -> float:
     """How sure a change is real: 0 below `UNCHANGED_BELOW`, 1 above `CHANGED_ABOVE`."""
     return min(1.0, max(0.0, (change - UNCHANGED_BELOW) / (CHANGED_ABOVE - UNCHANGED_BELOW)))

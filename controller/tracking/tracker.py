@@ -38,8 +38,6 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from controller.tak import FLAT, WHITE, Ply, Position, TakError
 from controller.tracking.by_change import (
     SURELY_CHANGED,
@@ -57,6 +55,7 @@ from controller.tracking.by_change import (
 )
 from controller.tracking.change import (
     UNCHANGED_BELOW,
+    board_noise,
     changes,
     darkened,
     light_only,
@@ -492,7 +491,7 @@ class Tracker:
             # colours (0.46 on bench seed 23, the other squares 0.05): when the reader surely saw
             # a piece come or go there and the look changed well above this board's noise, that
             # is a change. (A phantom the reader starts seeing on an untouched square is not.)
-            floor = float(np.median(list(self.changes.values()))) if self.changes else 0.0
+            floor = board_noise(self.changes)
             looked = dict(p)
             for sq in flipped_squares(evidence, self._accepted or {}):
                 change = self.changes.get(sq, 0.0)
@@ -812,7 +811,7 @@ class Tracker:
         evidence = stable.evidence
         looks = changes(stable.appearance, then_looks)  # type: ignore[arg-type]
         p = {sq: p_changed(c) for sq, c in looks.items()}
-        floor = float(np.median(list(looks.values()))) if looks else 0.0
+        floor = board_noise(looks)
         faint = {sq: p_faint(c, floor) for sq, c in looks.items()}
         moved = self._changed(evidence, then_evidence)
         position, cfg = self.position, self.config
@@ -1365,7 +1364,7 @@ class Tracker:
         if not stable.after_hand or not self.changes or self.state != "tracking":
             return []
         evidence, position = stable.evidence, self.position
-        floor = float(np.median(list(self.changes.values())))
+        floor = board_noise(self.changes)
         squares = [
             sq for sq, change in self.changes.items()
             if not position.stack(sq) and evidence[sq].p_occupied < 0.5
@@ -1609,7 +1608,7 @@ class Tracker:
         # a placed piece shows, but a light flat on light wood seen from straight above may show
         # only a little, and the reader may not see it at all (seed 22: b4 changed by 0.99
         # against 0.1 elsewhere, read empty at 0.92)
-        noise = float(np.median(list(quiet_changes.values()))) if quiet_changes else 0.0
+        noise = board_noise(quiet_changes)
         faint = max(MISSED_FLAT_CHANGE, FLIP_OVER_NOISE * noise)
         for ply in list(position.legal_plies):
             if ply.is_placement and (

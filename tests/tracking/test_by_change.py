@@ -18,7 +18,7 @@ from controller.tracking import (
     TrackerConfig,
     Withdrawn,
 )
-from controller.tracking.change import changes, darkened, light_only, p_changed
+from controller.tracking.change import board_noise, changes, darkened, light_only, p_changed
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 from vision.reading import SquareReading
 
@@ -104,6 +104,20 @@ def test_tracking_and_vision_compare_signatures_the_same_way():
     assert [ours[n] for n in names] == pytest.approx(list(theirs), abs=1e-5)
     assert p_changed(ours["s7"]) == 1.0
     assert max(p_changed(ours[n]) for n in names if n != "s7") == 0.0
+
+
+def test_the_boards_noise_is_what_the_untouched_squares_changed_by():
+    rng = np.random.default_rng(5)
+    then = {f"s{i}": rng.normal(10.0, 2.0, (8, 3)).astype(np.float32) for i in range(16)}
+    now = {n: s + rng.normal(0.0, 0.05, s.shape).astype(np.float32) for n, s in then.items()}
+    quiet = board_noise(changes(now, then))
+    now["s3"] = now["s3"] + np.float32([4.0, -1.0, -3.0])  # a piece placed
+    now["s9"] = now["s9"] - np.float32(2.0)  # its shadow on a neighbour
+    noisy = changes(now, then)
+    # two squares of sixteen changed a lot: the median is still the sensor's noise
+    assert 0.0 < quiet < 0.3 and board_noise(noisy) == pytest.approx(quiet, abs=0.05)
+    assert noisy["s3"] > 20 * board_noise(noisy)
+    assert board_noise({}) == 0.0
 
 
 def test_a_change_of_the_light_alone_is_told_from_a_change_of_colour():
