@@ -795,19 +795,52 @@ class Tracker:
 
     def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
                    stable: StableReading) -> list[Decision]:  # fmt: skip
-        """A spread was held back (`_held_in_hand`), and this board fits `best`, the same spread
-        with other counts or drops, as one ply from before it. It may as well be the spread held
-        back, then the next player's ply on top (fresh bench seed 1120, 4x4 seen from straight
-        above: `3c4>` emptied c4, the reader saw it empty; the next ply put a light flat there,
-        and the board was just what `2c4>` leaves, the light bottom flat on c4. `2c4>` was
-        guessed and the game went wrong from there, 34 of 48 plies). When a ply after the held
-        spread fits this board by what changed since the held board, both are asked about, the
-        two plies first: on a still board with no hand in view the reader saw the spread done."""
-        ply, (then_evidence, then_looks) = held
+        """A spread was held back (`_held_in_hand`), and this board fits `best` as one ply (or a
+        takeback) from before it. It may as well be the spread held back, then the next player's
+        ply on top.
+
+        `best` the same spread with other counts or drops (fresh bench seed 1120, 4x4 seen from
+        straight above: `3c4>` emptied c4, the reader saw it empty; the next ply put a light
+        flat there, and the board was just what `2c4>` leaves, the light bottom flat on c4.
+        `2c4>` was guessed and the game went wrong from there, 34 of 48 plies): when a ply after
+        the held spread fits this board by what changed since the held board, both are asked
+        about, the two plies first: on a still board with no hand in view the reader saw the
+        spread done.
+
+        `best` a takeback (fresh bench seed 1434, 4x4 at tilt 5: `a2>` dropped a light flat
+        on b2's light top, which the reader read no higher, and was held back; `c1>` came
+        quickly after, a dark flat onto d1's dark top, and the board was just what taking back
+        the two plies before `a2>` leaves but for b2's height: "takeback 2" was committed and 6
+        plies recorded wrong): when a ply after the held spread fits, the held spread is
+        committed and this board judged after it. A spread done on a still board and then
+        undone with the two plies before it is far less likely than a game going on."""
+        ply, (_then_evidence, then_looks) = held
         other = best.ply
+        if best.back and other is None:
+            if self._after_held(held, stable) is None:
+                return []
+            return self._commit_held(held) + self._evaluate(stable)
         if (other is None or other.is_placement or other.square != ply.square
                 or other.direction != ply.direction or then_looks is None):  # fmt: skip
             return []
+        found = self._after_held(held, stable)
+        if found is None:
+            return []
+        played, after = found
+        self._quiet = None
+        ask = Ask((Candidate(played, after.cost + after.contradiction, then=after.ply),
+                   Candidate(other, best.cost + best.contradiction)),
+                  f"the spread held back, then the next ply: {played.ptn()} then "
+                  f"{after.ply.ptn()}")  # fmt: skip
+        return self._ask_on_board(ask, stable.evidence, stable.appearance)
+
+    def _after_held(self, held: tuple[Ply, tuple],
+                    stable: StableReading) -> tuple[Ply, Judged] | None:  # fmt: skip
+        """The held spread as played, and the ply after it that best fits this board by what
+        changed since the held board (the reader not contradicting it); None if none fits."""
+        ply, (then_evidence, then_looks) = held
+        if then_looks is None:
+            return None
         evidence = stable.evidence
         looks = changes(stable.appearance, then_looks)  # type: ignore[arg-type]
         p = {sq: p_changed(c) for sq, c in looks.items()}
@@ -824,14 +857,8 @@ class Tracker:
         finally:
             position.pop()
         if not nexts:
-            return []
-        after = min(nexts, key=lambda j: j.cost + j.contradiction)
-        self._quiet = None
-        ask = Ask((Candidate(played, after.cost + after.contradiction, then=after.ply),
-                   Candidate(other, best.cost + best.contradiction)),
-                  f"the spread held back, then the next ply: {played.ptn()} then "
-                  f"{after.ply.ptn()}")  # fmt: skip
-        return self._ask_on_board(ask, evidence, stable.appearance)
+            return None
+        return played, min(nexts, key=lambda j: j.cost + j.contradiction)
 
     def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
         """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the

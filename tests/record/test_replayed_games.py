@@ -311,3 +311,13 @@ def test_the_last_ply_unseen_on_a_busy_small_board_is_asked_about():
     # was never recorded.
     notes = replayed_exactly("seed1383.npz")  # all 38
     assert notes[-1].ply.ptn() == "b3" and "sees no piece there" in notes[-1].reason
+
+
+def test_a_spread_held_back_then_a_quick_reply_is_not_taken_for_a_takeback():
+    # fresh bench seed 1434 (4x4, tilt 5): `a2>` dropped a light flat on b2's light top, read
+    # no higher, and was held back (the pieces might still be in a hand); `c1>` followed with
+    # no still board between, a dark flat onto d1's dark top. The board was what taking back
+    # the two plies before `a2>` leaves but for b2's height: "takeback 2" was committed, and 6
+    # plies were recorded wrong. A ply after the held spread fits: the spread was played.
+    notes = replayed_exactly("seed1434.npz")  # all 50
+    assert [note.ply.ptn() for note in notes[46:48]] == ["a2>", "c1>"]
