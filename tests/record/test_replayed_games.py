@@ -321,3 +321,13 @@ def test_a_spread_held_back_then_a_quick_reply_is_not_taken_for_a_takeback():
     # plies were recorded wrong. A ply after the held spread fits: the spread was played.
     notes = replayed_exactly("seed1434.npz")  # all 50
     assert [note.ply.ptn() for note in notes[46:48]] == ["a2>", "c1>"]
+
+
+def test_a_faint_change_where_the_reader_turned_to_the_ply_counts_as_a_change():
+    # fresh bench seed 1440 (5x5, tilt 35; its first 515 frames): a light wall moved from a4
+    # onto a5's dark flat behind it, where the camera had seen the wall before: a5's look
+    # changed by 0.61, under what counts as a change, though the reader turned from a dark flat
+    # to a wall there. The wall onto a3's light flat, which did not change at all, was asked
+    # about alone; the game lost its sync 3 plies later and 17 plies went unrecorded.
+    notes = replayed_exactly("seed1440-start.npz")  # all 43
+    assert notes[38].ply.ptn() == "a4+" and notes[38].uncertain
