@@ -447,21 +447,56 @@ class Tracker:
             for ply in reversed(popped):
                 position.push(ply)
 
-    def _lifted(self, evidence: Mapping[str, SquareEvidence], p: Mapping[str, float]) -> bool:
+    def _lifted(self, evidence: Mapping[str, SquareEvidence],
+                p: Mapping[str, float]) -> str | None:  # fmt: skip
         """Does the board differ from the last one matched only by pieces gone from one stack whose
         top the player to move controls (a spread under way, the lifted pieces in a hand)? The
-        square surely changed, nothing else did, and the reader sees it empty now, or lower, or
-        topped by another colour."""
+        square surely changed, and the reader sees it empty now, or lower, or topped by another
+        colour; any other square that surely changed is its neighbour and reads as it did (a
+        stack lifted uncovers the square behind it in the camera's view: fresh bench seed 1416,
+        tilt 35, a3's three lifted and a4 behind changed by 2.25, read unchanged). The square,
+        or None."""
         moved = [sq for sq, q in p.items() if q >= 0.5]
-        if len(moved) != 1 or self._accepted is None or self.position.ply_count < 2:
-            return False
-        (square,) = moved
-        stack, then = self.position.stack(square), self._accepted.get(square)
+        if not moved or self._accepted is None or self.position.ply_count < 2:
+            return None
+        lowered = [sq for sq in moved if self._lowered(sq, evidence)]
+        if len(lowered) != 1:
+            return None
+        (square,) = lowered
+        then, beside = self._accepted, neighbours(square, self.position.size)
+        if all(sq == square or (sq in beside and sq in then
+                                and not differs(evidence[sq], then[sq]))
+               for sq in moved):  # fmt: skip
+            return square
+        return None
+
+    def _lowered(self, square: str, evidence: Mapping[str, SquareEvidence]) -> bool:
+        """Does the reader see `square`'s stack, topped by the player to move's piece, empty now,
+        or lower than at the last match, or topped by the other colour?"""
+        stack, then = self.position.stack(square), self._accepted.get(square)  # type: ignore[union-attr]
         if not stack or stack[-1][0] != self.position.to_move or then is None:
             return False
         now = evidence[square]
         return (not now.occupied or now.height < then.height - 0.5
                 or (now.p_light >= 0.5) != (then.p_light >= 0.5))  # fmt: skip
+
+    def _lifted_wait(self, stable: StableReading, p: Mapping[str, float],
+                     changed: set[str] | None = None) -> bool:  # fmt: skip
+        """Does a board that fits no ply look `_lifted` (and, with `changed`, the squares whose
+        reading changed since the last match, does the reader read no other square changed),
+        and has it stood less than `lifted_grace_s`? Then it is judged again when it has stood
+        (`step`), or when the pieces come down and make a new board."""
+        if self.state != "tracking":
+            return False
+        square = self._lifted(stable.evidence, p)
+        if square is None or (changed is not None and changed - {square}):
+            return False
+        if self.unmatched_since is None:
+            self.unmatched_since = stable.since
+        if stable.at - self.unmatched_since >= self.config.lifted_grace_s:
+            return False
+        self._lifted_waits = True
+        return True
 
     def _changed(
         self, evidence: Mapping[str, SquareEvidence],
@@ -592,6 +627,13 @@ class Tracker:
             if over:
                 evaluation.decisions = over
                 return over
+        if chosen is None and by_change and self._lifted_wait(stable, p, changed or set()):
+            # (before the reader's whole-board reading: pieces lifted off one stack, and the
+            # reader reading every other square as it did, is a spread under way, the pieces in
+            # a hand held out of view; the stack's neighbours, read as they were, are what the
+            # reader reads of a spread onto them that the looks say did not happen; fresh bench
+            # seed 1416)
+            return []
         if chosen is None and by_change and self.state in ("tracking", "illegal", "desync"):
             shown = self._shown_by_board(evidence, stable.appearance)
             if shown:
@@ -613,9 +655,7 @@ class Tracker:
                 self.unmatched_since = stable.since
             if self.state == "desync":
                 return []
-            if (self.state == "tracking" and by_change and self._lifted(evidence, p)
-                    and stable.at - self.unmatched_since < cfg.lifted_grace_s):  # fmt: skip
-                self._lifted_waits = True  # judged again when it has stood
+            if by_change and self._lifted_wait(stable, p):
                 return []
             if stable.at - self.unmatched_since >= cfg.desync_after_s:
                 evaluation.decisions = [self._desync(evidence)]

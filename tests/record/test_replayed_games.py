@@ -331,3 +331,13 @@ def test_a_faint_change_where_the_reader_turned_to_the_ply_counts_as_a_change():
     # about alone; the game lost its sync 3 plies later and 17 plies went unrecorded.
     notes = replayed_exactly("seed1440-start.npz")  # all 43
     assert notes[38].ply.ptn() == "a4+" and notes[38].uncertain
+
+
+def test_a_stack_lifted_that_uncovers_the_square_behind_it_is_waited_for():
+    # fresh bench seed 1416 (4x4, tilt 35; its first 480 frames): three pieces lifted off a3,
+    # held out of view for 1.4 s, then dropped on a4 (`3a3+`). a4, behind a3 in the camera's
+    # view, changed as the stack left it (2.25), read as it was: the board was not taken for a
+    # spread under way, and the reader's unchanged b3 and c3 made it `3a3>21`, asked; 7 plies
+    # were later recorded wrong. Now the board is waited for, and the drop recorded.
+    notes = replayed_exactly("seed1416-start.npz")  # all 38
+    assert notes[35].ply.ptn() == "3a3+" and not notes[35].uncertain
