@@ -78,8 +78,10 @@ from controller.tracking.evidence import SquareEvidence, differs, flipped_square
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.scoring import mismatch, score_plies, square_costs, wrong_squares
 
-FLIP_MIN_CHANGE = 0.25  # ... and the square's look changed at least this much
+FLIP_MIN_CHANGE = 0.1  # ... and the square's look changed at least this much
 FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change
+# ... or at least this much where the reader reads a wall or capstone come (`_stood_up`)
+STOOD_UP_MIN_CHANGE = 0.25
 # How many plies back a close call may be revised by a later board. Far: a flat taken for a wall
 # shows only when a stack is moved onto it, which may be much later (bench seed 22: `Sd5?` at ply
 # 6, the spread onto d5 at ply 30; seed 37: a count asked at ply 49 shows at ply 54). Trying is
@@ -525,13 +527,15 @@ class Tracker:
             # A light flat on light wood, seen from straight above, barely changes a square's
             # colours (0.46 on bench seed 23, the other squares 0.05): when the reader surely saw
             # a piece come or go there and the look changed well above this board's noise, that
-            # is a change. (A phantom the reader starts seeing on an untouched square is not.)
+            # is a change (fresh bench seed 1498, tilt 4.5: a light flat came to b4 by 0.17 and
+            # left it by 0.15, the noise 0.035). (A phantom the reader starts seeing on an
+            # untouched square is not.)
             floor = board_noise(self.changes)
             looked = dict(p)
             for sq in flipped_squares(evidence, self._accepted or {}):
                 change = self.changes.get(sq, 0.0)
                 if change >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor) or (
-                    change >= FLIP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
+                    change >= STOOD_UP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
                 ):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
