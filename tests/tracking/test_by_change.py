@@ -1171,3 +1171,24 @@ def test_a_phantom_beside_a_stack_a_spread_raised_is_guessed_no_reply():
     first, *others = asked[0].candidates
     assert first.ply.ptn() == "c2+" and first.then is None
     assert any(c.then is not None and c.then.ptn() == "d3" for c in others)
+
+
+def test_a_piece_never_seen_in_the_opening_is_found_when_the_colours_stop_fitting():
+    # The second ply's light flat on c3, read surely empty, changes c3's look by a grey shift
+    # only (like a shadow): "nothing happened", and nothing to ask about. White's own light flat
+    # on b2 then fits ply 2 (black places a light flat too) and is committed; black's dark flat
+    # on d4 fits no ply (ply 3 is white's). The quiet board before b2 is searched for a ply
+    # nobody saw (`_missed_before_last`): c3, then b2, and d4 after them.
+    truth, camera = Position(5), Camera(Position(5))
+    camera.board(truth, 2.0)
+    camera.play(truth, "a1")
+    camera.misread = {"c3": ()}
+    _played_with_looks(camera, truth, "c3", {"c3": 0.6})
+    assert committed(camera.log) == ["a1"]
+    camera.play(truth, "b2")
+    assert committed(camera.log) == ["a1", "b2"]
+    camera.play(truth, "d4")
+    ask = next(d for d in camera.log if isinstance(d, Ask))
+    assert "not seen" in ask.reason and (ask.candidates[0].ply, ask.candidates[0].then) == (
+        Ply.from_ptn("c3"), Ply.from_ptn("b2"))
+    assert camera.tracker.position.tps() == truth.tps()
