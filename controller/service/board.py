@@ -342,6 +342,18 @@ class BoardService:
                     break
             return played
 
+    async def decline_question(self, ambiguity_id: int | None) -> None:
+        """A player says none of the plies asked about was played (a hand that only straightened
+        a piece): the question goes, nothing is recorded, and the camera carries on from the
+        board as it is."""
+        async with self.lock:
+            pending = self.session.decline(ambiguity_id)
+            self.problem = {}
+            if self.camera is not None:
+                self.camera.declined(self.session.position)
+            self.bus.publish("ambiguity_withdrawn", {"id": pending.id, "by": "player"})
+            await self._show_leds()
+
     async def withdraw_question(self) -> None:
         """The camera saw the ply it asked about taken back before anyone answered: the question
         goes (from the page and the LEDs)."""

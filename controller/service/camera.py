@@ -315,6 +315,19 @@ class CameraPipeline:
             if tracker.position.tps() != position.tps():
                 self._resync = True
 
+    def declined(self, position) -> None:
+        """A person answered the camera's question with "nothing was played": the game stays
+        `position`. The tracker drops the question and keeps the board it asked about as the
+        one to compare the next to (`Tracker.decline`); a question it cannot drop so (a revised
+        ply, a ply missed before) or anything unexpected: `resync`."""
+        tracker = self.tracker
+        if tracker is None or self._resync:
+            self._resync = True
+            return
+        with self._tracker_lock:
+            if not tracker.decline() or tracker.position.tps() != position.tps():
+                self._resync = True
+
     def took_back(self, position) -> None:
         """The camera's own takeback (the board went back to an earlier position) was recorded:
         the game is now `position`. The tracker made it and already stands there, with its

@@ -138,8 +138,15 @@ class GameSession:
         pending, self.ambiguity = self.ambiguity, None
         return pending
 
-    def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> tuple[Ply, Ambiguity]:
-        """Play the chosen candidate (an index) or a ply typed by hand instead."""
+    def decline(self, ambiguity_id: int | None) -> Ambiguity:
+        """Drop the pending question answered "none of these: nothing was played"; the one
+        dropped."""
+        pending = self._pending(ambiguity_id)
+        self.ambiguity = None
+        return pending
+
+    def _pending(self, ambiguity_id: int | None) -> Ambiguity:
+        """The pending question, checked to be `ambiguity_id` (when given)."""
         pending = self.ambiguity
         if pending is None:
             raise NothingPendingError("no ambiguous ply is waiting to be confirmed")
@@ -147,6 +154,11 @@ class GameSession:
             raise NothingPendingError(
                 f"ambiguity {ambiguity_id} was already resolved; the pending one is {pending.id}"
             )
+        return pending
+
+    def resolve(self, ambiguity_id: int | None, choice: int | Ply) -> tuple[Ply, Ambiguity]:
+        """Play the chosen candidate (an index) or a ply typed by hand instead."""
+        pending = self._pending(ambiguity_id)
         if isinstance(choice, int):
             if not 0 <= choice < len(pending.candidates):
                 raise NotFoundError(

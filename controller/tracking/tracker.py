@@ -349,6 +349,18 @@ class Tracker:
         self._replay, self._replay_revised = [], None
         return out + self._game_over()
 
+    def decline(self) -> bool:
+        """A person answers the pending `Ask` with "none of these: nothing was played" (a hand
+        that only straightened a piece, a board that barely changed: `_close_to_nothing`). The
+        board asked about stays the one the next is compared to, and nothing is recorded.
+        False when the question cannot be declined so (none pending, or one about a revised ply
+        or a ply missed before: the board then fits nothing as the game stands; judge it anew)."""
+        if self.pending is None or self._before_ask is None or self._replay_revised is not None:
+            return False
+        self.pending = self._before_ask = None
+        self.state = "tracking"
+        return True
+
     def correct_last(self, ply: Ply) -> Ply:
         """A person says the last ply was `ply`, not the one played in the tracked position (a
         quiet commit gone wrong): replace it. The board has not changed since, so the board as

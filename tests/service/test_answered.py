@@ -70,3 +70,19 @@ def test_a_pair_answered_records_the_reply_of_the_candidate_picked(tmp_path):
     follows = pipeline.answered(Ply.from_ptn("c2"), recorded, then=ask.candidates[1].then)
     assert [p.ptn() for p in follows] == ["Sd3"] and not pipeline._resync
     assert tracker.position.tps() == truth.tps()
+
+
+def test_nothing_was_played_keeps_the_tracker_and_the_board_it_asked_about(tmp_path):
+    pipeline, _truth = _asking_pipeline(tmp_path)
+    tracker = pipeline.tracker
+    before = Position.from_tps(START)  # the game as the service has it: the question dropped
+    pipeline.declined(before)
+    assert pipeline.tracker is tracker and not pipeline._resync
+    assert tracker.pending is None and tracker.state == "tracking"
+    assert tracker.position.tps() == before.tps()
+
+
+def test_nothing_was_played_where_the_tracker_disagrees_rebuilds_it(tmp_path):
+    pipeline, _truth = _asking_pipeline(tmp_path)
+    pipeline.declined(Position(5))  # not the position the tracker stands on
+    assert pipeline._resync

@@ -1192,3 +1192,28 @@ def test_a_piece_never_seen_in_the_opening_is_found_when_the_colours_stop_fittin
     assert "not seen" in ask.reason and (ask.candidates[0].ply, ask.candidates[0].then) == (
         Ply.from_ptn("c3"), Ply.from_ptn("b2"))
     assert camera.tracker.position.tps() == truth.tps()
+
+
+def _straightened(camera: Camera, truth: Position, square: str, read_as: tuple) -> list:
+    """A hand comes and goes and places nothing, but `square`'s look changed faintly (a piece
+    beside it nudged) and the reader half sees `read_as` there (at 0.6): no answer given."""
+    before = camera.reading(truth.stacks()).appearance
+    camera.feed(hand_reading(camera.size), 0.6)
+    clean = camera.reading(truth.stacks())
+    unsure = stacks_reading(camera.size, {square: read_as}, confidence=0.6).squares[square]
+    looks = {**clean.appearance, square: before[square] + np.float32([0.45, -0.15, -0.3])}
+    board = replace(clean, squares={**clean.squares, square: unsure}, appearance=looks)
+    return camera.feed(board, 1.2, answer=False)
+
+
+def test_a_board_that_barely_changed_asks_and_nothing_was_played_is_an_answer():
+    truth, camera = _two_plies_in()
+    (ask,) = _straightened(camera, truth, "b2", ((WHITE, FLAT),))
+    assert "barely changed" in ask.reason and ask.candidates[0].ply == Ply.from_ptn("b2")
+    assert camera.tracker.decline()  # "none of these: nothing was played"
+    assert camera.tracker.state == "tracking" and camera.tracker.pending is None
+    assert camera.tracker.position.tps() == truth.tps()
+    camera.play(truth, "c3")  # the next ply is judged against the board asked about
+    assert committed(camera.log) == ["a1", "e5", "c3"]
+    assert not camera.tracker.decline()  # nothing pending now
+

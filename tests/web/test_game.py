@@ -42,6 +42,7 @@ def test_reading_is_open_but_every_change_needs_the_token(web):
     for method, path, body in [("POST", "/api/game/plies", {"ptn": "a1"}),
                                ("POST", "/api/game/takeback", {"plies": 1}),
                                ("POST", "/api/game/end", {"how": "draw"}),
+                               ("DELETE", "/api/game/ambiguity", None),
                                ("PATCH", "/api/game/tags", {"tags": {"Event": "x"}}),
                                ("PUT", "/api/leds/brightness", {"brightness": 3}),
                                ("POST", "/api/sim/place", {"square": "a1", "player": "white"})]:
@@ -217,6 +218,24 @@ def test_a_question_whose_ply_was_taken_back_goes_from_the_game(web):
     assert [p["ptn"] for p in g["plies"]] == ["a1", "e5"]
     r = web.client.post("/api/game/ambiguity", json={"ambiguity_id": amb.id, "candidate": 0})
     assert r.status_code == 409  # nothing to answer any more
+
+
+def test_a_question_answered_nothing_was_played_goes_and_records_nothing(web):
+    start(web)
+    play(web, "a1", "e5")
+    assert web.client.delete("/api/game/ambiguity").status_code == 409  # nothing asked yet
+    amb = web.server.call(web.board.ask([Ply.from_ptn("b2")], [0.1],
+                                        "nothing happened, or this: the board barely changed"))
+    r = web.client.delete("/api/game/ambiguity", params={"ambiguity_id": amb.id + 3})
+    assert r.status_code == 409 and f"pending one is {amb.id}" in r.json()["detail"]
+    r = web.client.delete("/api/game/ambiguity", params={"ambiguity_id": amb.id})
+    assert r.status_code == 200, r.text
+    g = r.json()
+    assert g["ambiguity"] is None and g["state"] != "ambiguous"
+    assert [p["ptn"] for p in g["plies"]] == ["a1", "e5"]
+    assert web.client.delete("/api/game/ambiguity").status_code == 409  # answered already
+    play(web, "c3")  # the game goes on
+    assert [p["ptn"] for p in web.client.get("/api/game").json()["plies"]] == ["a1", "e5", "c3"]
 
 
 def test_oversize_bodies_are_refused_with_413(web):

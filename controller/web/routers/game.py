@@ -66,6 +66,17 @@ async def resolve(body: models.Resolve, board: BoardDep, _: ControlToken) -> mod
     return models.PlyResult(ptn=played.ptn(), game=game_public(await board.snapshot()))
 
 
+@router.delete("/game/ambiguity", response_model=models.GamePublic,
+               summary="Answer an ambiguous ply with: none of these, nothing was played")
+async def decline(board: BoardDep, _: ControlToken,
+                  ambiguity_id: int | None = None) -> models.GamePublic:  # fmt: skip
+    """The camera asked about a board that barely changed (a hand only straightened a piece):
+    nothing is recorded, and the camera carries on from the board as it is."""
+    board.require_game()
+    await board.decline_question(ambiguity_id)
+    return game_public(await board.snapshot())
+
+
 @router.post("/game/takeback", response_model=models.TakeBackResult, summary="Take back plies")
 async def take_back(body: models.TakeBack, board: BoardDep, _: ControlToken
                     ) -> models.TakeBackResult:

@@ -272,6 +272,8 @@ function renderBanners() {
     g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(label(c, i), () =>
       act("POST", "/api/game/ambiguity", { ambiguity_id: g.ambiguity.id, candidate: i }), "candidate")));
     div.appendChild(button("another…", () => $("#manual-ply-text").focus()));
+    div.appendChild(button("none: nothing was played", () =>
+      act("DELETE", `/api/game/ambiguity?ambiguity_id=${g.ambiguity.id}`), "decline"));
   }
   if (g.problem && g.problem.kind) {
     const kind = g.problem.kind;
