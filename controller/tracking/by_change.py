@@ -399,7 +399,7 @@ class ChangeJudge:
                 changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
                 contra += against
                 against_heights += against
-            elif changed < 1.0 and (changed > 0.0 or self.faint.get(sq, 0.0) > 0.0):
+            elif changed < 1.0 and (hint := changed or self.faint.get(sq, 0.0)) > 0.0:
                 # its look changed a little, and the reader turned to what this leaves there:
                 # two hints, each short of sure (bench seed 40: a flat read at 0.75 moved off d4,
                 # d4 read empty at 1.00 but its look changed by 1.15 only, p 0.45). A change
@@ -409,7 +409,6 @@ class ChangeJudge:
                 # front of it, where the camera saw it before: a5 changed by 0.61, the reader
                 # turned from a dark flat to a wall; seed 1481 (tilt 37), a dark flat placed on
                 # b1 changed it by 0.6 (4.7 times the noise), read occupied at 0.44
-                hint = changed or self.faint.get(sq, 0.0)
                 toward = min(1.0, max(0.0, -self._reader_turn(sq, new)) / W_OCCUPIED)
                 changed = 1.0 - (1.0 - hint) * (1.0 - toward)
             structure += W_ALTERED * visible * (1.0 - changed)

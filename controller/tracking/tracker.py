@@ -473,21 +473,23 @@ class Tracker:
         moved = [sq for sq, q in p.items() if q >= 0.5]
         if not moved or self._accepted is None or self.position.ply_count < 2:
             return None
-        lowered = [sq for sq in moved if self._lowered(sq, evidence)]
+        then = self._accepted
+        lowered = [sq for sq in moved if self._lowered(sq, evidence, then)]
         if len(lowered) != 1:
             return None
         (square,) = lowered
-        then, beside = self._accepted, neighbours(square, self.position.size)
+        beside = neighbours(square, self.position.size)
         if all(sq == square or (sq in beside and sq in then
                                 and not differs(evidence[sq], then[sq]))
                for sq in moved):  # fmt: skip
             return square
         return None
 
-    def _lowered(self, square: str, evidence: Mapping[str, SquareEvidence]) -> bool:
+    def _lowered(self, square: str, evidence: Mapping[str, SquareEvidence],
+                 accepted: Mapping[str, SquareEvidence]) -> bool:  # fmt: skip
         """Does the reader see `square`'s stack, topped by the player to move's piece, empty now,
-        or lower than at the last match, or topped by the other colour?"""
-        stack, then = self.position.stack(square), self._accepted.get(square)  # type: ignore[union-attr]
+        or lower than on the board last matched (`accepted`), or topped by the other colour?"""
+        stack, then = self.position.stack(square), accepted.get(square)
         if not stack or stack[-1][0] != self.position.to_move or then is None:
             return False
         now = evidence[square]
@@ -871,14 +873,13 @@ class Tracker:
         plies recorded wrong): when a ply after the held spread fits, the held spread is
         committed and this board judged after it. A spread done on a still board and then
         undone with the two plies before it is far less likely than a game going on."""
-        ply, (_then_evidence, then_looks) = held
-        other = best.ply
+        ply, other = held[0], best.ply
         if best.back and other is None:
             if self._after_held(held, stable) is None:
                 return []
             return self._commit_held(held) + self._evaluate(stable)
         if (other is None or other.is_placement or other.square != ply.square
-                or other.direction != ply.direction or then_looks is None):  # fmt: skip
+                or other.direction != ply.direction):  # fmt: skip
             return []
         found = self._after_held(held, stable)
         if found is None:
