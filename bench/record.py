@@ -86,8 +86,22 @@ class SyntheticReader:
         return noisy(reading, self.rng, misread=0.03)
 
 
+class KeepingReader:
+    """The real reader, keeping a copy of every reading it makes (`--save-readings`)."""
+
+    def __init__(self, reader) -> None:
+        self.reader = reader
+        self.readings: list = []
+
+    def read(self, frame):
+        reading = self.reader.read(frame)
+        self.readings.append(reading)
+        return reading
+
+
 def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int, int] | None,
-              write_frames: Path | None = None, quick: float = 0.0) -> GameResult:  # fmt: skip
+              write_frames: Path | None = None, quick: float = 0.0,
+              save_readings: Path | None = None) -> GameResult:  # fmt: skip
     rng = random.Random(seed)
     size = rng.choice((4, 5, 6, 7))
     length = rng.randint(20, 60)
@@ -106,6 +120,8 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
         skin = tuple(hand_rng.randint(40, 230) for _ in range(3))
         sleeve = tuple(hand_rng.randint(15, 240) for _ in range(3))
         reader = BoardReader(size)
+        if save_readings is not None:
+            reader = KeepingReader(reader)
     else:
         reader = SyntheticReader(size, seed)
     recorder = Recorder(size, reader)
@@ -152,8 +168,19 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
         tally(events)
     tally(recorder.finish())  # what the last frames left open, as `takboard record`
     result.frames = len(shots)
+    if isinstance(reader, KeepingReader):
+        from vision.readings_file import save_readings as save
 
-    notes = recorder.notes
+        save_readings.mkdir(parents=True, exist_ok=True)
+        save(save_readings / f"seed{seed}.npz", size, reader.readings, [p.ptn() for p in truth],
+             f"bench/record.py game seed {seed} (tilt {tilt:.1f}), {fps:g} fps"
+             + (f", quick replies {quick:g}" if quick else ""))  # fmt: skip
+    score(result, recorder.notes, truth)
+    return result
+
+
+def score(result: GameResult, notes, truth: list[Ply]) -> None:
+    """Fill in `result`'s recorded, exact, unsure, silent and first error from the notes."""
     result.recorded = len(notes)
     result.unsure = sum(1 for n in notes if n.uncertain)
     for i, note in enumerate(notes):
@@ -169,7 +196,6 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
             )
     if not result.first_error and len(notes) < len(truth):
         result.first_error = f"ply {len(notes) + 1} ({truth[len(notes)].ptn()}) never recorded"
-    return result
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -197,8 +223,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick-replies", type=float, default=0.0, metavar="SHARE",
                         help="share of plies answered at once, with no still board between the "
                              "two (0: the board is still after every ply, as the issue's games)")
+    parser.add_argument("--save-readings", type=Path, metavar="DIR",
+                        help="also store each game's readings as DIR/seedSEED.npz, to replay "
+                             "through the tracker in seconds with bench/replay.py (real reader)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
+    if args.save_readings is not None and args.reader != "real":
+        parser.error("--save-readings stores what the real reader read: not with --reader "
+                     "synthetic")
     if not 0.0 <= args.quick_replies <= 1.0:
         parser.error(f"--quick-replies {args.quick_replies}: a share, 0..1")
     width, _, height = args.resolution.partition("x")
@@ -212,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [args.seed + i for i in range(args.games)]
     play = functools.partial(play_game, reader_kind=args.reader, fps=args.fps,
                              resolution=resolution, write_frames=args.write_frames,
-                             quick=args.quick_replies)  # fmt: skip
+                             quick=args.quick_replies,
+                             save_readings=args.save_readings)  # fmt: skip
     if args.jobs > 1:
         pool = multiprocessing.get_context("spawn").Pool(args.jobs)
         games = pool.imap(play, seeds)

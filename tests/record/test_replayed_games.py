@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replayed import load_readings
-
 from controller.commands.record import Recorder
 from controller.tak import Ply
+from vision.readings_file import load_readings
 
 GAMES = Path(__file__).parent / "games"
 FPS = 5.0
@@ -372,3 +371,4 @@ def test_a_ply_nearly_as_likely_as_nothing_after_a_hand_is_asked_about():
     assert b1.ply == Ply.from_ptn("b1") and b1.uncertain and "barely changed" in b1.reason
     assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
                 if note.ply != ply and not note.uncertain]  # fmt: skip
+

@@ -1,0 +1,75 @@
+"""`bench/record.py --save-readings` and `bench/replay.py`: a benchmark game's readings, stored,
+replay through the recorder to exactly the game the benchmark recorded (the tracker is given
+the same readings, frame for frame), and a replay run is compared with an earlier one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vision.readings_file import load_readings, save_readings
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = Path(__file__).parent / "games"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=900,
+                          cwd=ROOT)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_game_replayed_from_its_saved_readings_is_recorded_as_the_benchmark_recorded_it(
+    tmp_path,
+):
+    # bench seed 316: 4x4, 20 plies, tilt 32, rendered and read (about half a minute)
+    bench = run("bench/record.py", "--seed", "316", "--games", "1", "--quiet",
+                "--save-readings", str(tmp_path / "readings"), "--json", str(tmp_path / "b.json"))
+    assert bench.returncode == 0, bench.stderr
+    saved = tmp_path / "readings" / "seed316.npz"
+    size, readings, plies = load_readings(saved)
+    played = json.loads((tmp_path / "b.json").read_text())["games"][0]
+    assert size == 4 and len(plies) == played["plies"] == 20 and len(readings) == played["frames"]
+
+    replay = run("bench/replay.py", str(saved), "--json", str(tmp_path / "r.json"))
+    assert replay.returncode == 0, replay.stderr
+    replayed = next(iter(json.loads((tmp_path / "r.json").read_text())["games"].values()))
+    for figure in ("recorded", "exact", "unsure", "silent_errors", "illegal_reports", "desyncs",
+                   "first_error"):  # fmt: skip
+        assert replayed[figure] == played[figure], figure
+
+
+def test_a_replay_run_lists_the_games_whose_figures_changed_since_an_earlier_run(tmp_path):
+    game = GAMES / "seed1498-start.npz"  # 16 plies, one asked about and wrong
+    first = run("bench/replay.py", str(game), "--all", "--json", str(tmp_path / "before.json"))
+    assert first.returncode == 0, first.stderr
+    assert "seed1498-start.npz" in first.stdout and "15/16" in first.stdout
+    assert "replayed 1 games, 16 plies: 15 exact (93.75 %), 0 games perfect, 0 silent" in first.stdout
+
+    same = run("bench/replay.py", str(game), "--against", str(tmp_path / "before.json"))
+    assert "0 of 1 games changed" in same.stdout
+
+    # the same readings with the true plies one shorter: the figures differ, and it is listed
+    size, readings, plies = load_readings(game)
+    save_readings(tmp_path / "seed1498-start.npz", size, readings, plies[:-1], "test")
+    before = json.loads((tmp_path / "before.json").read_text())
+    before["games"] = {str(tmp_path / "seed1498-start.npz"): g for g in before["games"].values()}
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    changed = run("bench/replay.py", str(tmp_path / "seed1498-start.npz"),
+                  "--against", str(tmp_path / "before.json"))  # fmt: skip
+    assert changed.returncode == 0, changed.stderr
+    assert "1 of 1 games changed" in changed.stdout
+    assert "(15, 0, 2, 16) -> (14, 1, 2, 16)" in changed.stdout  # the 16th ply: one too many
+
+
+def test_replay_says_what_is_wrong_with_a_path_or_a_file(tmp_path):
+    missing = run("bench/replay.py", str(tmp_path / "nowhere"))
+    assert missing.returncode != 0 and "nowhere: no such file or folder" in missing.stderr
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file")
+    junk = run("bench/replay.py", str(tmp_path / "junk.npz"))
+    assert junk.returncode != 0 and "junk.npz: not a readings file" in junk.stderr
+    assert "Traceback" not in junk.stderr

@@ -1,0 +1,43 @@
+"""`vision.readings_file`: readings stored and loaded back as they were read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.appearance import BINS
+from vision.readings_file import load_readings, save_readings
+from vision.reading import BoardReading, SquareReading
+
+
+def test_readings_come_back_as_they_were_saved(tmp_path):
+    look = np.arange(BINS * 3, dtype=np.float32).reshape(BINS, 3) / 7
+    clean = BoardReading(
+        4, board_found=True, confidence=0.93,
+        squares={
+            "a1": SquareReading(empty=True, confidence=0.99, empty_confidence=0.99),
+            "b2": SquareReading(empty=False, color="dark", kind="wall", height=3, confidence=0.61,
+                                empty_confidence=0.99, color_confidence=0.97,
+                                kind_confidence=0.61, height_confidence=0.8),
+        },
+        appearance={"a1": look, "b2": look + 1},
+    )  # fmt: skip
+    hand = BoardReading(4, board_found=True, occluded=True, moving=True, confidence=0.2)
+    lost = BoardReading(4, board_found=False, relocalised=True)
+    save_readings(tmp_path / "game.npz", 4, [clean, hand, lost], ["a1", "d4"], "a test")
+
+    size, readings, plies = load_readings(tmp_path / "game.npz")
+    assert size == 4 and plies == ["a1", "d4"]
+    assert readings == [clean, hand, lost]  # flags, confidences, every square's answers
+    assert set(readings[0].appearance) == {"a1", "b2"}
+    assert np.array_equal(readings[0].appearance["b2"], look + 1)
+    assert readings[1].appearance is None
+
+
+def test_a_file_that_is_not_a_readings_file_is_named_in_the_error(tmp_path):
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(ValueError, match=r"other\.npz: not a readings file \(no answers, "):
+        load_readings(tmp_path / "other.npz")
+    (tmp_path / "text.npz").write_text("hello")
+    with pytest.raises(ValueError, match=r"text\.npz: not a readings file"):
+        load_readings(tmp_path / "text.npz")

@@ -1,0 +1,91 @@
+"""Readings stored in a file: what the reader read, frame by frame, kept so that the tracker can be
+given exactly the same readings again without rendering or reading a picture (a game takes a minute
+to render and read; its readings replay in seconds).
+
+One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
+and confidences (float64, as read) and its appearance signature (float32, as read), and, when the
+game's true plies are known (a rendered game), those as PTN. Made by `bench/record.py
+--save-readings DIR` and `tests/record/replayed.py`; replayed by `bench/replay.py` and the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vision.appearance import BINS
+from vision.geometry import square_name
+from vision.reading import BoardReading, SquareReading
+
+COLORS = (None, "light", "dark")  # stored as their index
+KINDS = (None, "flat", "wall", "cap")
+FLAGS = ("board_found", "occluded", "moving", "relocalised")
+
+
+def _names(size: int) -> list[str]:
+    return [square_name(f, r) for f in range(size) for r in range(size)]
+
+
+def save_readings(path: Path | str, size: int, readings: Sequence[BoardReading],
+                  plies: Sequence[str], source: str) -> None:  # fmt: skip
+    names = _names(size)
+    F, S = len(readings), len(names)
+    flags = np.zeros((F, len(FLAGS)), bool)
+    confidence = np.zeros(F)
+    # read (0: not read, 1: a piece, 2: empty), colour, kind, height
+    answers = np.zeros((F, S, 4), np.int8)
+    confidences = np.zeros((F, S, 5))
+    looks = np.full((F, S, BINS, 3), np.nan, np.float32)
+    for i, r in enumerate(readings):
+        flags[i] = [getattr(r, f) for f in FLAGS]
+        confidence[i] = r.confidence
+        for j, name in enumerate(names):
+            sq = r.squares.get(name)
+            if sq is not None:
+                answers[i, j] = (1 + sq.empty, COLORS.index(sq.color), KINDS.index(sq.kind),
+                                 sq.height)  # fmt: skip
+                confidences[i, j] = (sq.confidence, sq.empty_confidence, sq.color_confidence,
+                                     sq.kind_confidence, sq.height_confidence)  # fmt: skip
+            if r.appearance is not None and name in r.appearance:
+                looks[i, j] = r.appearance[name]
+    np.savez_compressed(path, size=size, flags=flags, confidence=confidence, answers=answers,
+                        confidences=confidences, looks=looks, plies=np.array(list(plies), str),
+                        source=np.array(source))  # fmt: skip
+
+
+def load_readings(path: Path | str) -> tuple[int, list[BoardReading], list[str]]:
+    """(board size, the readings frame by frame, the plies played as PTN)."""
+    try:
+        with np.load(path) as stored:
+            data = {key: stored[key] for key in stored.files}  # (each access would unzip again)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{path}: not a readings file ({error})") from error
+    needed = {"size", "flags", "confidence", "answers", "confidences", "looks", "plies"}
+    missing = needed - set(data)
+    if missing:
+        raise ValueError(f"{path}: not a readings file (no {', '.join(sorted(missing))})")
+    size = int(data["size"])
+    names = _names(size)
+    readings = []
+    for i in range(len(data["flags"])):
+        squares = {}
+        appearance = {}
+        for j, name in enumerate(names):
+            read, color, kind, height = (int(v) for v in data["answers"][i, j])
+            if read:
+                c = [float(x) for x in data["confidences"][i, j]]
+                squares[name] = SquareReading(
+                    empty=read == 2, color=COLORS[color], kind=KINDS[kind], height=height,
+                    confidence=c[0], empty_confidence=c[1], color_confidence=c[2],
+                    kind_confidence=c[3], height_confidence=c[4],
+                )  # fmt: skip
+            look = data["looks"][i, j]
+            if not np.isnan(look).any():
+                appearance[name] = look
+        flags = dict(zip(FLAGS, (bool(f) for f in data["flags"][i]), strict=True))
+        readings.append(BoardReading(size, confidence=float(data["confidence"][i]),
+                                     squares=squares, appearance=appearance or None,
+                                     **flags))  # fmt: skip
+    return size, readings, [str(p) for p in data["plies"]]
