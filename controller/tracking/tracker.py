@@ -1233,12 +1233,35 @@ class Tracker:
         a fit by chance, and a question costs one confirmation. Candidates are pairs, best
         first; accepting one records both (`accept(ply, then=reply)`)."""
         candidates = self._pairs(evidence, p, changed)
+        revised = self._revise_for_pair(evidence, p, changed, candidates)
+        if revised:
+            return revised
         if not candidates:
             return []
         self._quiet = None
         ask = Ask(self._with_first_alone(candidates),
                   f"two plies at once: {candidates[0].describe()}")  # fmt: skip
         return self._ask_on_board(ask, evidence, appearance)
+
+    def _revise_for_pair(self, evidence, p, changed, pairs: tuple[Candidate, ...]
+                         ) -> list[Decision]:  # fmt: skip
+        """Two plies at once fit the board, or none do, and a recent close call was asked about:
+        would a pair fit clearly better (`HINDSIGHT_MARGIN`) had that call gone the other way?
+        A flat guessed a wall is found out when it is moved, and moved as a quick reply it is
+        one of a pair (fresh bench seed 1523, 5x5: `e1` asked as `Se1`, 0.001 ahead; `b3` and
+        at once `e1+` onto a flat, which a wall on top contradicted, was taken for `b3` then
+        `e1<` onto d1, the wall's other neighbour, and the next spread off e2 was recorded one
+        piece short without a mark). Then, as in `_revise`, that call is asked about again,
+        and the board is judged again once it is answered."""
+        against = (pairs[0].cost if pairs else math.inf) - HINDSIGHT_MARGIN
+
+        def fits(dearer: float) -> float | None:
+            found = self._pairs(evidence, p, changed)
+            score = found[0].cost + dearer if found else None
+            return score if score is not None and score <= against else None
+
+        return self._revise_asked(lambda original, others: others, fits,
+                                  "a later board fits two plies at once with this one")  # fmt: skip
 
     def _with_first_alone(self, pairs: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
         """`pairs`, and the best pair's first ply alone where its reply only places a piece on a

@@ -372,3 +372,16 @@ def test_a_ply_nearly_as_likely_as_nothing_after_a_hand_is_asked_about():
     assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
                 if note.ply != ply and not note.uncertain]  # fmt: skip
 
+
+def test_a_close_call_that_a_quick_reply_shows_wrong_is_revised_for_the_pair():
+    # fresh bench seed 1523 (5x5, tilt 29; its first 400 frames): a dark flat placed on e1 at
+    # ply 28 was asked about and guessed a wall (0.001 ahead). `b3`, then at once `e1+` onto
+    # e2's dark flat, read a flat two high, contradicted the wall on top; the pair taken was
+    # `b3` then `e1<` onto d1, and the next spread, `2e2<`, was recorded as `e2<` unmarked.
+    # Now ply 28 is asked again as a flat, and the pair that fits is `b3` then `e1+`.
+    recorder, truth = replay("seed1523-start.npz")
+    recorded = [note.ply for note in recorder.notes]
+    assert recorded[27:32] == truth[27:32]
+    assert recorder.notes[27].uncertain and "ply 28 revised" in recorder.notes[27].reason
+    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
+                if note.ply != ply and not note.uncertain]  # fmt: skip
