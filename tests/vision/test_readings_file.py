@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from vision.appearance import BINS
-from vision.readings_file import load_readings, save_readings
 from vision.reading import BoardReading, SquareReading
+from vision.readings_file import load_readings, save_readings
 
 
 def test_readings_come_back_as_they_were_saved(tmp_path):
