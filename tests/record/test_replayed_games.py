@@ -118,15 +118,31 @@ def test_a_ply_nobody_saw_may_move_a_piece_the_game_guessed_a_wall():
     assert missed.uncertain and "not seen" in missed.reason
 
 
-def test_a_placement_is_revised_to_the_spread_onto_its_square():
+def test_a_placement_is_revised_to_the_spread_onto_its_square(monkeypatch):
     # fresh bench seed 729 (6x6, tilt 23; its first 200 frames): a light flat on c6 that the
     # reader never saw was moved onto empty d6 at ply 11, c6's look changing by 0.72, and it was
     # recorded as placed there, `d6?`. Ply 12 put a dark flat on c6, where the game had the light
     # one; only the candidates asked about were tried in place of ply 11, and the game was out
     # of sync for its last 27 plies. Now the spreads onto a placement's square are tried too.
+    # (The reader's turn is weighed as when this game was recorded, toward the new top only:
+    # weighed away from the old one too, c6's turn from the unseen flat makes `c6>` the first
+    # candidate of ply 11's own question, and nothing is left to revise; see the next test.)
+    from controller.tracking.by_change import ChangeJudge
+    from controller.tracking.scoring import W_OCCUPIED
+
+    monkeypatch.setattr(ChangeJudge, "_turned", lambda self, sq, old, new: min(
+        1.0, max(0.0, -self._reader_turn(sq, new)) / W_OCCUPIED))  # fmt: skip
     notes = replayed_exactly("seed729-start.npz")  # all 16
     revised = notes[10]
     assert revised.uncertain and "ply 11 revised" in revised.reason
+
+
+def test_a_flat_moved_off_a_square_read_empty_before_is_asked_about_as_the_move():
+    # the same game as recorded now: c6's look changed by 0.72 and the reader turned away from
+    # the flat the game had there: `c6>` is asked at once, `d6` the other candidate
+    notes = replayed_exactly("seed729-start.npz")
+    assert notes[10].ply == Ply.from_ptn("c6>") and notes[10].uncertain
+    assert notes[10].alternatives == (Ply.from_ptn("d6"),)
 
 
 def test_a_placement_moved_on_at_once_in_the_opening_is_split_when_the_next_ply_shows_it():
@@ -385,3 +401,14 @@ def test_a_close_call_that_a_quick_reply_shows_wrong_is_revised_for_the_pair():
     assert recorder.notes[27].uncertain and "ply 28 revised" in recorder.notes[27].reason
     assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
                 if note.ply != ply and not note.uncertain]  # fmt: skip
+
+
+def test_a_faint_change_where_the_reader_turned_away_from_the_piece_there_counts():
+    # fresh bench seed 1560 (7x7, tilt 27; its first 235 frames): a dark flat moved off b4 onto
+    # empty b3 (`b4-`) changed b4 by 0.35 only, 8.5 times the board's noise, the reader turning
+    # from a piece there at 0.58 to none at 1.00: little toward empty, much away from the flat.
+    # Weighed by the first alone, `b4-` lost to the flat placed on b3, which leaves b4 alone and
+    # was committed without a mark.
+    recorder, truth = replay("seed1560-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 19
+    assert recorder.notes[17].ply == Ply.from_ptn("b4-")
