@@ -412,3 +412,21 @@ def test_a_faint_change_where_the_reader_turned_away_from_the_piece_there_counts
     recorder, truth = replay("seed1560-start.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 19
     assert recorder.notes[17].ply == Ply.from_ptn("b4-")
+
+
+def test_a_piece_never_seen_is_expected_to_change_little_where_it_is_moved_to():
+    # fresh bench seed 1565 (6x6, tilt 19; its first 262 frames): a light wall placed on f4,
+    # read empty at 0.87, was found only as a ply not seen, and asked about as a flat. Eight
+    # plies later it moved to f5 (`f4+`), read empty there too, f4 and f5 changing by 1.0: no
+    # ply fitted, and the game was out of sync for its last 36 plies. Now the square a piece
+    # the reader never saw goes to is not expected to change clearly either, and `f4+` is
+    # asked about as a piece the reader cannot see.
+    recorder, truth = replay("seed1565-start.npz")
+    assert len(recorder.notes) == len(truth) == 21
+    unseen_wall, moved = recorder.notes[10], recorder.notes[18]
+    assert unseen_wall.uncertain and "not seen" in unseen_wall.reason
+    assert truth[10] in (unseen_wall.ply, *unseen_wall.alternatives)  # the wall is offered too
+    assert moved.ply == truth[18] == Ply.from_ptn("f4+") and moved.uncertain
+    assert moved.reason == "the look of f5 changed, but the reader sees no piece there"
+    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
+                if note.ply != ply and not note.uncertain]  # fmt: skip
