@@ -1256,15 +1256,28 @@ class Tracker:
         at once `e1+` onto a flat, which a wall on top contradicted, was taken for `b3` then
         `e1<` onto d1, the wall's other neighbour, and the next spread off e2 was recorded one
         piece short without a mark). Then, as in `_revise`, that call is asked about again,
-        and the board is judged again once it is answered."""
+        and the board is judged again once it is answered. Only for a pair that touches the
+        call's square: every pair is many chances of a fit by chance, and one far from the call
+        says nothing of it (fresh bench seed 1589: a game already lost to a quick reply
+        revised ply 34, 20 plies back, from right to wrong, for a pair on other squares)."""
         against = (pairs[0].cost if pairs else math.inf) - HINDSIGHT_MARGIN
+        size = self.position.size
+        call: set[str] = set()  # the squares of the close call being revised
+
+        def asked(original: Ply, others: list[Ply]) -> list[Ply]:
+            call.clear()
+            call.update(sq for q in (original, *others) for sq in q.squares(size))
+            return others
 
         def fits(dearer: float) -> float | None:
             found = self._pairs(evidence, p, changed)
-            score = found[0].cost + dearer if found else None
-            return score if score is not None and score <= against else None
+            if not found or found[0].cost + dearer > against:
+                return None
+            pair = found[0]
+            touched = {*pair.ply.squares(size), *pair.then.squares(size)}  # type: ignore[union-attr]
+            return pair.cost + dearer if touched & call else None
 
-        return self._revise_asked(lambda original, others: others, fits,
+        return self._revise_asked(asked, fits,
                                   "a later board fits two plies at once with this one")  # fmt: skip
 
     def _with_first_alone(self, pairs: tuple[Candidate, ...]) -> tuple[Candidate, ...]:
