@@ -350,6 +350,20 @@ class ChangeJudge:
         agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
         return min(0.0, news), agrees, max(0.0, news)
 
+    def _uncovered(self, after: Mapping[str, Stack], altered: set[str]) -> set[str]:
+        """The neighbours of a stack that stood tall and was taken down: a square behind it is
+        uncovered, and one the reader reads no more against the game than before is read as it
+        is once more, not a piece knocked there (fresh bench seed 1589, 4x4, tilt 38: `4a3>112`
+        took a six-high stack down to two; a4 behind it changed by 8.1 and its reading changed,
+        closer to the game's; taken for a piece knocked there, it made the ply miss the
+        structure check, and the board was taken for two plies at once). A stack knocked over
+        puts pieces the reader sees where the game has none."""
+        return {
+            n for sq in altered if self._stood_tall(sq)
+            and len(after.get(sq, ())) < len(self.before.get(sq, ()))
+            for n in neighbours(sq, self.size)
+        }  # fmt: skip
+
     def _stood_tall(self, square: str) -> bool:
         """Did the square's stack rise over its neighbours before (the matched position)?"""
         return stands_out(self.before.get(square, ()))
@@ -376,6 +390,7 @@ class ChangeJudge:
         near_risen = near_tall | {
             n for sq in altered if self._stood_tall(sq) for n in neighbours(sq, self.size)
         }
+        uncovered = self._uncovered(after, altered)
         shadowed = self._shadowed(after, altered, near)
         carried_unseen = self._carried_unseen(what.get("ply"), what.get("then"))
         structure = 0.0
@@ -425,7 +440,9 @@ class ChangeJudge:
             if sq not in near_risen:  # (next to a tall piece the reader sees phantoms)
                 contra += self.turned_against[sq]
             discount = (
-                (NEXT_TO_TALL_READ if sq in near_tall else 1.0) if sq in self.reader_moved
+                (NEXT_TO_TALL_READ if sq in near_tall else 1.0)
+                if sq in self.reader_moved
+                and (sq not in uncovered or self.turned_against[sq] > 0.0)
                 else NEXT_TO_RISEN if sq in near_risen
                 else NEXT_TO_ALTERED if sq in near
                 else NEXT_TO_TALL if sq in self.near_tall
