@@ -4,7 +4,11 @@
     tracker = Tracker(Position(5))
     decisions = tracker.step(reading, t)      # reading: vision.reading.BoardReading, t: seconds
 
-See `tracker.py` for how a board is judged and `gate.py` for when a board counts as still.
+See `tracker.py` for how a board is judged and `gate.py` for when a board counts as still;
+`change.py` and `by_change.py` score a board by what changed since the last one, and the
+tracker's parts handle the boards no one ply fits: `held.py` (a spread under way), `pairs.py`
+(two plies at once), `unseen.py` (a ply the camera did not see clearly), `revisions.py` (a
+recent close call revised).
 """
 
 from __future__ import annotations

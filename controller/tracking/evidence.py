@@ -136,6 +136,8 @@ def differs(a: SquareEvidence, b: SquareEvidence) -> bool:
 
 
 OCCUPANCY_FLIP = 0.8  # the reader this sure of a piece there and not there (in either order)
+FLIP_MIN_CHANGE = 0.1  # ... and the square's look changed at least this much (`change.changes`)
+FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change (`change.board_noise`)
 
 
 def occupancy_flipped(now: SquareEvidence, then: SquareEvidence) -> bool:

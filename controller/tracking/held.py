@@ -1,0 +1,191 @@
+"""A spread under way: pieces lifted off a stack and held in a hand out of view, a spread whose
+last drop may still be in the hand, and the quick reply made after one. Part of `Tracker`
+(`tracker.py`), whose state it uses: such a board is waited for, or held back until the next
+board shows how the spread ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from controller.tak import Ply
+from controller.tracking.by_change import (
+    ChangeJudge,
+    Judged,
+    neighbours,
+)
+from controller.tracking.change import (
+    board_noise,
+    changes,
+    light_only,
+    p_changed,
+    p_faint,
+)
+from controller.tracking.decisions import (
+    Ask,
+    Candidate,
+    Commit,
+    Decision,
+)
+from controller.tracking.evidence import SquareEvidence, differs
+from controller.tracking.gate import StableReading
+
+if TYPE_CHECKING:  # (tracker.py imports this module)
+    from controller.tracking.tracker import Hypothesis
+
+
+class HeldSpread:
+    """The tracker's spreads under way (a mixin of `Tracker`)."""
+
+    def _held_in_hand(self, best: Hypothesis, evidence, p, stable: StableReading) -> bool:
+        """Is `best` a spread the camera sees only as pieces lifted off a stack, while the
+        reader saw no stack grow where it drops them? Then the pieces may still be in a hand the
+        camera does not see (held high, it is imaged beyond the board), as when no ply fits
+        (`_lifted`): the board is judged again once it has stood `lifted_grace_s`, and a hand
+        that comes back and drops them makes a new board. Fresh bench seed 741: a flat lifted
+        off a5 and held out of view for 1.8 s fitted `a5>` onto b5's flat of its colour (b5
+        read height 1, surely), committed quietly; then it was dropped on a4 (`a5-`), and 16
+        plies after it were recorded wrong without a mark. The bench's players leave the board
+        still for only 1.0-1.6 s between plies: when the next board fits no ply, the spread held
+        back is committed and that board judged after it (`_commit_held`)."""
+        if best.ply is None or best.ply.is_placement or best.height_against <= 0.0:
+            return False
+        if not self._lifted(evidence, p):
+            return False
+        if stable.at - stable.since >= self.config.lifted_grace_s:
+            return False
+        self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
+        self._lifted_waits = True
+        return True
+
+    def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
+                   stable: StableReading) -> list[Decision]:  # fmt: skip
+        """A spread was held back (`_held_in_hand`), and this board fits `best` as one ply (or a
+        takeback) from before it. It may as well be the spread held back, then the next player's
+        ply on top.
+
+        `best` the same spread with other counts or drops (fresh bench seed 1120, 4x4 seen from
+        straight above: `3c4>` emptied c4, the reader saw it empty; the next ply put a light
+        flat there, and the board was just what `2c4>` leaves, the light bottom flat on c4.
+        `2c4>` was guessed and the game went wrong from there, 34 of 48 plies): when a ply after
+        the held spread fits this board by what changed since the held board, both are asked
+        about, the two plies first: on a still board with no hand in view the reader saw the
+        spread done.
+
+        `best` a takeback (fresh bench seed 1434, 4x4 at tilt 5: `a2>` dropped a light flat
+        on b2's light top, which the reader read no higher, and was held back; `c1>` came
+        quickly after, a dark flat onto d1's dark top, and the board was just what taking back
+        the two plies before `a2>` leaves but for b2's height: "takeback 2" was committed and 6
+        plies recorded wrong): when a ply after the held spread fits, the held spread is
+        committed and this board judged after it. A spread done on a still board and then
+        undone with the two plies before it is far less likely than a game going on."""
+        ply, other = held[0], best.ply
+        if best.back and other is None:
+            if self._after_held(held, stable) is None:
+                return []
+            return self._commit_held(held) + self._evaluate(stable)
+        if (other is None or other.is_placement or other.square != ply.square
+                or other.direction != ply.direction):  # fmt: skip
+            return []
+        found = self._after_held(held, stable)
+        if found is None:
+            return []
+        played, after = found
+        self._quiet = None
+        ask = Ask((Candidate(played, after.cost + after.contradiction, then=after.ply),
+                   Candidate(other, best.cost + best.contradiction)),
+                  f"the spread held back, then the next ply: {played.ptn()} then "
+                  f"{after.ply.ptn()}")  # fmt: skip
+        return self._ask_on_board(ask, stable.evidence, stable.appearance)
+
+    def _after_held(self, held: tuple[Ply, tuple],
+                    stable: StableReading) -> tuple[Ply, Judged] | None:  # fmt: skip
+        """The held spread as played, and the ply after it that best fits this board by what
+        changed since the held board (the reader not contradicting it); None if none fits."""
+        ply, (then_evidence, then_looks) = held
+        if then_looks is None:
+            return None
+        evidence = stable.evidence
+        looks = changes(stable.appearance, then_looks)  # type: ignore[arg-type]
+        p = {sq: p_changed(c) for sq, c in looks.items()}
+        floor = board_noise(looks)
+        faint = {sq: p_faint(c, floor) for sq, c in looks.items()}
+        moved = self._changed(evidence, then_evidence)
+        position, cfg = self.position, self.config
+        played = position.push(ply)
+        try:
+            judge = ChangeJudge(position, evidence, p, moved, then_evidence, faint,
+                                light_only(stable.appearance, then_looks))  # fmt: skip
+            nexts = [j for j in judge.plies() if self._fits_by_change(j)
+                     and j.contradiction <= cfg.match_cost]  # fmt: skip
+        finally:
+            position.pop()
+        if not nexts:
+            return None
+        return played, min(nexts, key=lambda j: j.cost + j.contradiction)
+
+    def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
+        """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the
+        next to."""
+        ply, matched = held
+        self._before_commit = (self._accepted, self._looks)
+        played = self.position.push(ply)
+        out: list[Decision] = [Commit(played, self.config.commit_margin, self.position.ply_count)]
+        out += self._game_over()
+        self._accepted, self._looks = matched
+        self._lifted_waits, self.unmatched_since = False, None
+        return out
+
+    def _lifted(self, evidence: Mapping[str, SquareEvidence],
+                p: Mapping[str, float]) -> str | None:  # fmt: skip
+        """Does the board differ from the last one matched only by pieces gone from one stack whose
+        top the player to move controls (a spread under way, the lifted pieces in a hand)? The
+        square surely changed, and the reader sees it empty now, or lower, or topped by another
+        colour; any other square that surely changed is its neighbour and reads as it did (a
+        stack lifted uncovers the square behind it in the camera's view: fresh bench seed 1416,
+        tilt 35, a3's three lifted and a4 behind changed by 2.25, read unchanged). The square,
+        or None."""
+        moved = [sq for sq, q in p.items() if q >= 0.5]
+        if not moved or self._accepted is None or self.position.ply_count < 2:
+            return None
+        then = self._accepted
+        lowered = [sq for sq in moved if self._lowered(sq, evidence, then)]
+        if len(lowered) != 1:
+            return None
+        (square,) = lowered
+        beside = neighbours(square, self.position.size)
+        if all(sq == square or (sq in beside and sq in then
+                                and not differs(evidence[sq], then[sq]))
+               for sq in moved):  # fmt: skip
+            return square
+        return None
+
+    def _lowered(self, square: str, evidence: Mapping[str, SquareEvidence],
+                 accepted: Mapping[str, SquareEvidence]) -> bool:  # fmt: skip
+        """Does the reader see `square`'s stack, topped by the player to move's piece, empty now,
+        or lower than on the board last matched (`accepted`), or topped by the other colour?"""
+        stack, then = self.position.stack(square), accepted.get(square)
+        if not stack or stack[-1][0] != self.position.to_move or then is None:
+            return False
+        now = evidence[square]
+        return (not now.occupied or now.height < then.height - 0.5
+                or (now.p_light >= 0.5) != (then.p_light >= 0.5))  # fmt: skip
+
+    def _lifted_wait(self, stable: StableReading, p: Mapping[str, float],
+                     changed: set[str] | None = None) -> bool:  # fmt: skip
+        """Does a board that fits no ply look `_lifted` (and, with `changed`, the squares whose
+        reading changed since the last match, does the reader read no other square changed),
+        and has it stood less than `lifted_grace_s`? Then it is judged again when it has stood
+        (`step`), or when the pieces come down and make a new board."""
+        if self.state != "tracking":
+            return False
+        square = self._lifted(stable.evidence, p)
+        if square is None or (changed is not None and changed - {square}):
+            return False
+        if self.unmatched_since is None:
+            self.unmatched_since = stable.since
+        if stable.at - self.unmatched_since >= self.config.lifted_grace_s:
+            return False
+        self._lifted_waits = True
+        return True

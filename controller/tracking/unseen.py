@@ -1,0 +1,387 @@
+"""Plies the camera did not see clearly: a ply nobody saw (a piece moved onto a stack with the
+same top, a light flat on light wood), a piece the reader cannot see where the look changed, a
+phantom the reader sees beside a tall or standing piece. Part of `Tracker` (`tracker.py`), whose
+state it uses; each case is asked about, never committed quietly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from controller.tak import FLAT, WHITE, Ply
+from controller.tracking.by_change import (
+    SURELY_CHANGED,
+    ChangeJudge,
+    colour_contradiction,
+    neighbours,
+    stands_out,
+)
+from controller.tracking.change import (
+    UNCHANGED_BELOW,
+    board_noise,
+    p_changed,
+)
+from controller.tracking.decisions import (
+    Ask,
+    Candidate,
+    Decision,
+)
+from controller.tracking.evidence import FLIP_OVER_NOISE
+from controller.tracking.gate import StableReading
+from controller.tracking.scoring import wrong_squares
+
+if TYPE_CHECKING:  # (tracker.py imports this module)
+    from controller.tracking.tracker import Hypothesis
+
+# A flat placed where the look changed this much on a board judged "nothing happened" may have
+# been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
+# next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
+MISSED_FLAT_CHANGE = 0.5
+# ... and a wall or capstone placed there is offered too, this much dearer than the flat: the
+# reader's commonest miss is a light flat on light wood, but a light wall can go unseen as well
+# (fresh bench seed 1565, tilt 19: `Sf4`, read empty at 0.87, was asked about as `f4` alone)
+UNSEEN_STANDING = 1.0
+# A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
+# or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
+PHANTOM_LEFT = 0.9
+# An empty square read empty whose look changed by this much, and this many times the board's
+# median change, after a hand: a piece placed there that the reader cannot see
+# (`_unseen_after_hand`)
+UNSEEN_CHANGE = 0.5
+UNSEEN_OVER_NOISE = 10.0
+# Darker by this much (signature units, `change.darkened`), a square a dark piece came to changed
+# as that piece changes it, whatever its shadow did (`_dark_piece_came`)
+DARK_PIECE_DARKENS = 1.0
+
+
+class Unseen:
+    """The tracker's plies the camera did not see clearly (a mixin of `Tracker`)."""
+
+    def _missed(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply; would it fit one if a ply had been played before it that changed
+        no square's look? A piece moved from a stack onto a neighbour with the same top, seen
+        from above, changes only heights (bench seeds 24, 32, 33, 41, tilts 6-9 degrees: the hand
+        came and went, the board looked unchanged, "nothing happened" won, and the next ply was
+        the other player's, which the position then does not allow); and so may a light flat
+        placed on light wood, seen from straight above, which the reader misses too. Such plies
+        of the player to move that let some ply explain the board are asked about, the ones whose
+        squares changed most on the quiet board first (a faint change is still a change: seed
+        41's squares 0.14 and 0.24 against 0.05 elsewhere); once answered, the board is judged
+        again. Only when a hand came and went before that quiet board: a ply needs a hand, and a
+        piece of the wrong colour placed after a board nobody touched stays an illegal board."""
+        if self._quiet is None:
+            return []
+
+        def fits() -> bool:  # (with the unseen ply played)
+            judge = self._judge(self.position, evidence, p, changed)
+            return any(self._fits_by_change(j) for j in judge.plies())
+
+        found = self._unseen(self._quiet, fits)
+        if not found:
+            return []
+        self._quiet = None
+        self._reevaluate = True
+        candidates = tuple(Candidate(ply, cost) for cost, ply in found)
+        return self._ask(Ask(candidates[: self.config.max_candidates],
+                             "a ply before this board was not seen"))  # fmt: skip
+
+    def _missed_before_last(self, evidence, p, changed) -> list[Decision]:
+        """The board fits no ply, the last ply was committed quietly, and a hand had come and gone
+        before it leaving a board judged "nothing happened": was a ply made then, unseen, so
+        that the last ply was the next player's and this board is the one after? (Fresh bench
+        seed 1037, tilt 27: black's second-ply flat on d3, light on light wood, changed d3's
+        look by 0.51 and was read occupied at 0.6-0.75; white's `a2` was then taken for ply 2,
+        and black's `a4` fitted nothing: the game lost 32 of its 48 plies.) `_missed` looks
+        only at the quiet board just before; this looks one commit further back, with the same
+        plies on offer (`_unseen`). Asked as that ply then the last, the last alone at the end;
+        once answered, the board is judged again."""
+        position = self.position
+        if self._quiet_commit is None or position.ply_count != self._quiet_commit[0]:
+            return []
+        number, committed, quiet = self._quiet_commit
+        if quiet is None:
+            return []
+        last = position.pop()
+        try:
+            if last != committed:
+                return []
+
+            def fits() -> bool:  # (with the unseen ply played)
+                if last not in position.legal_plies:
+                    return False
+                position.push(last)
+                try:
+                    return self._revision_score(evidence, p, changed, 0.0) is not None
+                finally:
+                    position.pop()
+
+            found = self._unseen(quiet, fits)
+        finally:
+            position.push(last)
+        if not found:
+            return []
+        return self._ask_in_place_of_last(
+            tuple(Candidate(ply, cost, then=last) for cost, ply in found),
+            f"ply {number} revised: a ply before it was not seen, {found[0][1].ptn()} then "
+            f"{last.ptn()}",
+        )
+
+    def _unseen(self, quiet: tuple, fits: Callable[[], bool]) -> list[tuple[float, Ply]]:
+        """Plies of the player to move that may have been made unseen before the quiet board
+        `quiet` (`_quiet`'s (changes, evidence, evidence compared to)), and after which
+        `fits()` holds (called with the ply played): (score, ply), best first, the ones
+        whose squares changed most on the quiet board and whose pieces and heights the reader
+        saw there first."""
+        quiet_changes, quiet_evidence, quiet_before = quiet
+        position = self.position
+        before = position.stacks()
+        then = ChangeJudge(position, quiet_evidence, {}, None, quiet_before)
+        found: list[tuple[float, Ply]] = []
+        # a placed piece shows, but a light flat on light wood seen from straight above may show
+        # only a little, and the reader may not see it at all (seed 22: b4 changed by 0.99
+        # against 0.1 elsewhere, read empty at 0.92)
+        noise = board_noise(quiet_changes)
+        faint = max(MISSED_FLAT_CHANGE, FLIP_OVER_NOISE * noise)
+        for ply in list(position.legal_plies):
+            if ply.is_placement and quiet_changes.get(ply.square, 0.0) < faint:
+                continue
+            touched = ply.squares(position.size)
+            played = position.push(ply)
+            try:
+                after = {sq: position.stack(sq) for sq in touched}
+                altered = [sq for sq in touched if after[sq] != before.get(sq, ())]
+                if not ply.is_placement and not all(
+                    before.get(sq) and after[sq] and before[sq][-1][0] == after[sq][-1][0]
+                    for sq in altered
+                ):
+                    continue  # a top changed colour: it would have been seen. (Not its kind:
+                    # the game's wall may be a guess. Fresh bench seed 731: `Sd2?` for `d2` at
+                    # ply 14; ten plies later its flat, moved onto a dark flat unseen, was a wall
+                    # moved there to the game, and the game went out of sync for its last 29.)
+                if not fits():
+                    continue
+                seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
+                news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
+                           for sq in altered)  # fmt: skip
+                # a placement the reader read as no piece at all is less likely than one it half
+                # saw (seed 1037: d3 read occupied at 0.7 and b4 surely empty, both changed 0.5)
+                there = quiet_evidence.get(ply.square) if ply.is_placement else None
+                unseen = max(0.0, 1.0 - 2.0 * there.p_occupied) if there is not None else 0.0
+                if ply.is_placement and ply.stone != FLAT:
+                    unseen += UNSEEN_STANDING  # (offered, after the flat)
+                found.append((news - seen + unseen, played))
+            finally:
+                position.pop()
+        found.sort(key=lambda f: f[0])
+        return found
+
+    def _placed_unseen(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
+        """Plies that fit what changed and are ruled out only because the reader reads a square
+        they leave a piece on as empty (it reads every other square as they leave it: fresh
+        bench seed 204, a capstone moved onto a flat of its colour, seen as the capstone gone
+        from c3 and c4 uncovered behind it, fits `c3+` so, but the reader sees the capstone on
+        d3, and `_shown_by_board` asks about `c3>`).
+        A light flat on wood of its own colour is the reader's commonest miss (fresh bench seed
+        632: `b4`, its look changed by 1.44, read empty at 0.87; the game went out of sync for
+        its last 8 plies). Asked about, never committed quietly.
+
+        Each such square's look must have changed, and not as a shadow moving (`_shade_moved`):
+        fresh bench seed 702, straight above, a wall moved onto a flat of its colour changed
+        nothing; the shadow it had cast on b1 was gone, and b1 was asked about as a piece unseen
+        (`b2-` for `b2>`), which left a later spread one piece short, quietly."""
+        position, cfg = self.position, self.config
+
+        def unseen(sq: str) -> bool:
+            return bool(position.stack(sq)) and evidence[sq].p_occupied < 0.5
+
+        def shadow_only(h: Hypothesis, sq: str) -> bool:
+            return self._shade_moved(sq) and not self._dark_piece_came(h.ply, sq)
+
+        found = [
+            Candidate(h.ply, h.cost + h.contradiction - missed)
+            for h, squares, missed in self._misread_only(ranked, evidence, unseen)
+            if not any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or shadow_only(h, sq)
+                       for sq in squares)
+            and missed > 0.0 and h.colour_contradiction - missed <= cfg.match_cost
+        ]  # fmt: skip
+        if not found:
+            return []
+        found.sort(key=lambda c: c.cost)
+        position.push(found[0].ply)
+        try:  # (the squares it leaves a piece on)
+            squares = ", ".join(sq for sq in found[0].ply.squares(position.size)
+                                if unseen(sq) and sq in evidence)  # fmt: skip
+        finally:
+            position.pop()
+        ask = Ask(tuple(found[: cfg.max_candidates]),
+                  f"the look of {squares} changed, but the reader sees no piece there")
+        return self._ask_on_board(ask, evidence, appearance)
+
+    def _unseen_after_hand(self, ranked: list[Hypothesis], stable: StableReading
+                           ) -> list[Decision]:  # fmt: skip
+        """A hand came and went, the board fits no ply but "nothing happened", and yet an empty
+        square the reader reads empty changed its look far beyond the board's noise (at least
+        `UNSEEN_CHANGE`, and `UNSEEN_OVER_NOISE` times the median change), in colour, not by
+        the light alone: a piece the reader cannot see was placed there. Asked about, the
+        placements there first (fresh bench seed 1374, 4x4, tilt 38: the second ply's light
+        flat on light wood, read empty at 0.99, changed d3 by 0.92 with the board's noise at
+        0.02; the board was taken as unchanged, the third ply recorded as the second, and the
+        game was recorded wrong from there, 4 plies without a mark). `_placed_unseen` asks the
+        same where the change alone fits the placement; this is for a change the absolute
+        scale calls faint."""
+        if not stable.after_hand or not self.changes or self.state != "tracking":
+            return []
+        evidence, position = stable.evidence, self.position
+        floor = board_noise(self.changes)
+        squares = [
+            sq for sq, change in self.changes.items()
+            if not position.stack(sq) and evidence[sq].p_occupied < 0.5
+            and change >= max(UNSEEN_CHANGE, UNSEEN_OVER_NOISE * floor)
+            and self._light_only.get(sq, 0.0) < 0.5
+        ]  # fmt: skip
+        if len(squares) != 1:  # (more than one: a hand's shadow or a knock, not one piece)
+            return []
+        square = squares[0]
+        found = [Candidate(h.ply, h.cost + h.contradiction) for h in ranked if h.ply is not None
+                 and h.ply.is_placement and h.ply.square == square]  # fmt: skip
+        if not found:
+            return []
+        found.sort(key=lambda c: c.cost)
+        self._quiet = None
+        ask = Ask(tuple(found[: self.config.max_candidates]),
+                  f"the look of {square} changed, but the reader sees no piece there")
+        return self._ask(ask, (dict(evidence), stable.appearance))
+
+    def _close_to_nothing(self, best: Hypothesis, below: list[Hypothesis],
+                          stable: StableReading) -> list[Decision]:  # fmt: skip
+        """A hand came and went and "nothing happened" is the best hypothesis, but a ply that
+        fits what changed, the reader not contradicting it, comes within the commit margin of
+        it: the ply is asked about, never dropped quietly (fresh bench seed 1481, tilt 37: a
+        dark flat placed on b1 changed its look by 0.6, a grey shift like a shadow's, read
+        occupied at 0.44; "nothing happened" won by 0.08, the next placement, in the other
+        colour than the game expected, was taken for a takeback, and the game was lost from
+        its 12th ply)."""
+        cfg = self.config
+        if not stable.after_hand or self.state != "tracking":
+            return []
+        close = [h for h in below[: cfg.max_considered]
+                 if h.ply is not None and h.cost - best.cost < cfg.commit_margin
+                 and self._fits_by_change(h) and h.contradiction <= cfg.match_cost]  # fmt: skip
+        if not close:
+            return []
+        self._quiet = None
+        ask = Ask(tuple(Candidate(h.ply, h.cost + h.contradiction)
+                        for h in close[: cfg.max_candidates]),
+                  "nothing happened, or this: the board barely changed")  # fmt: skip
+        return self._ask(ask, (dict(stable.evidence), stable.appearance))
+
+    def _misread_only(
+        self, ranked: list[Hypothesis], evidence, misread: Callable[[str], bool]
+    ) -> Iterator[tuple[Hypothesis, list[str], float]]:
+        """The best-ranked plies that fit what changed and that the reader reads as they leave
+        every square but those where `misread(square)` holds (called with the ply played):
+        (the ply's hypothesis, those squares, the part of its colour contradiction on them).
+        A square the ply leaves alone that the reader misread as it does now at the last match
+        too counts for none (fresh bench seed 1396: a light flat on a2, read empty since it was
+        placed and asked about, kept c2's, read empty as well, from being asked about; the game
+        went out of sync and 5 plies were later recorded wrong without a mark)."""
+        position, cfg = self.position, self.config
+        before = set(wrong_squares(position, self._accepted)) if self._accepted else set()
+        for h in ranked[: cfg.max_considered]:
+            if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
+                continue
+            position.push(h.ply)
+            try:
+                altered = h.ply.squares(position.size)
+                odd = [sq for sq in altered if sq in evidence and misread(sq)]
+                part = sum(colour_contradiction(position.stack(sq), evidence[sq]) for sq in odd)
+                others_wrong = set(wrong_squares(position, evidence)) - set(odd)
+                others_wrong -= before - set(altered)
+            finally:
+                position.pop()
+            if not others_wrong:
+                yield h, odd, part
+
+    def _phantom_left(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
+        """Plies that fit what changed and are ruled out only because the reader still reads a
+        piece, not surely (`PHANTOM_LEFT`), on a square they empty next to a wall, a capstone
+        or a stack of `TALL` (fresh bench seed 937, straight above: `c5<` left c5 read as a
+        light wall at 0.84 beside the wall on d5; nothing fitted, and the game was out of sync
+        for its last 34 plies). The reader reads every other square as the ply leaves it.
+        Asked about, never committed quietly."""
+        cfg = self.config
+        found = [
+            Candidate(h.ply, h.cost + h.contradiction - seen)
+            for h, ghosts, seen in self._ghosted(ranked, evidence)
+        ]
+        if not found:
+            return []
+        found.sort(key=lambda c: c.cost)
+        ask = Ask(tuple(found[: cfg.max_candidates]),
+                  "the reader still sees a piece where it left, beside a standing piece")
+        return self._ask_on_board(ask, evidence, appearance)
+
+    def _ghosted(
+        self, ranked: list[Hypothesis], evidence
+    ) -> Iterator[tuple[Hypothesis, list[str], float]]:
+        """`_misread_only` for a piece still read, not surely (`PHANTOM_LEFT`), on a square the
+        ply empties beside a wall, a capstone or a stack of `TALL`: the plies, the squares of
+        such ghosts (at least one), and the part of the colour contradiction on them."""
+        position, cfg = self.position, self.config
+
+        def ghost(sq: str) -> bool:
+            return (not position.stack(sq) and 0.5 <= evidence[sq].p_occupied <= PHANTOM_LEFT
+                    and any(stands_out(position.stack(n))
+                            for n in neighbours(sq, position.size)))  # fmt: skip
+
+        for h, ghosts, seen in self._misread_only(ranked, evidence, ghost):
+            if ghosts and h.colour_contradiction - seen <= cfg.match_cost:
+                yield h, ghosts, seen
+
+    def _ghost_rival(self, best: Hypothesis, ranked: list[Hypothesis], evidence, p) -> Ask | None:
+        """Before `best` is committed quietly: does a rival explain a square whose look surely
+        changed, which `best` leaves alone, the reader contradicting the rival only by a ghost
+        there (`_ghosted`)? A flat moved off d3 onto d2 beside a stack of three, d3 then read
+        as a light piece at 0.7-0.8: the placement on d2 fitted every reading, d3's change was
+        excused as its neighbour's, and it was committed quietly (the tracker's own readings;
+        not yet seen on the bench, where `_phantom_left` found the ghosts that stalled a game).
+        Asked about, the rival first: the square's look says a piece left it, and the reader
+        only doubtfully says one is there."""
+        touched = set(best.ply.squares(self.position.size))
+        rivals = [
+            h for h, ghosts, _ in self._ghosted(ranked, evidence)
+            if h.ply != best.ply
+            and any(sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED for sq in ghosts)
+        ]
+        if not rivals:
+            return None
+        candidates = [*(Candidate(h.ply, h.cost) for h in rivals), Candidate(best.ply, best.cost)]
+        return Ask(tuple(candidates[: self.config.max_candidates]),
+                   "the reader still sees a piece where the look says one left, beside a "
+                   "standing piece")
+
+    def _dark_piece_came(self, ply: Ply, square: str) -> bool:
+        """Does `ply` leave a dark piece on top of `square`, where the square darkened by more
+        than a shadow's edge (`DARK_PIECE_DARKENS`)? Then a grey change there is the piece's as
+        well as a shadow's (fresh bench seed 1130, tilt 19: a dark wall moved from c3 onto c2,
+        read empty at 0.95; c2 darkened by the grey shift a shadow makes, so `_shade_moved`
+        put it down to the wall's shadow, no ply fitted, and the game was out of sync from its
+        6th ply). A shadow that went brightens (seed 702), and a light piece can look like it."""
+        if self._darkened.get(square, 0.0) < DARK_PIECE_DARKENS:
+            return False
+        self.position.push(ply)
+        try:
+            stack = self.position.stack(square)
+        finally:
+            self.position.pop()
+        return bool(stack) and stack[-1][0] != WHITE
+
+    def _shade_moved(self, square: str) -> bool:
+        """Did `square` change by the light alone, next to a square whose look surely changed
+        (the shadow of a stack moved there)? A light flat on wood of its colour changes mostly
+        the brightness too, but alone (fresh bench seed 811: b1, 2.72, read empty)."""
+        if self._light_only.get(square, 0.0) < 0.5:
+            return False
+        return any(p_changed(self.changes.get(n, 0.0)) >= SURELY_CHANGED
+                   for n in neighbours(square, self.position.size))  # fmt: skip
