@@ -10,24 +10,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from controller.tak import Ply
-from controller.tracking.by_change import (
-    ChangeJudge,
-    Judged,
-    neighbours,
-)
-from controller.tracking.change import (
-    board_noise,
-    changes,
-    light_only,
-    p_changed,
-    p_faint,
-)
-from controller.tracking.decisions import (
-    Ask,
-    Candidate,
-    Commit,
-    Decision,
-)
+from controller.tracking.by_change import ChangeJudge, Judged, neighbours
+from controller.tracking.change import board_noise, changes, light_only, p_changed, p_faint
+from controller.tracking.decisions import Ask, Candidate, Commit, Decision
 from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import StableReading
 

@@ -19,12 +19,7 @@ from controller.tracking.by_change import (
     touching_pairs,
     unseen_pieces,
 )
-from controller.tracking.decisions import (
-    Ask,
-    Candidate,
-    Decision,
-    Takeback,
-)
+from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
 from controller.tracking.scoring import mismatch, wrong_squares

@@ -13,12 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.tak import Ply, Position
-from controller.tracking.decisions import (
-    Ask,
-    Candidate,
-    Decision,
-    Takeback,
-)
+from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.scoring import mismatch
 
 if TYPE_CHECKING:  # (tracker.py imports this module)

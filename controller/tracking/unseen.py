@@ -17,16 +17,8 @@ from controller.tracking.by_change import (
     neighbours,
     stands_out,
 )
-from controller.tracking.change import (
-    UNCHANGED_BELOW,
-    board_noise,
-    p_changed,
-)
-from controller.tracking.decisions import (
-    Ask,
-    Candidate,
-    Decision,
-)
+from controller.tracking.change import UNCHANGED_BELOW, board_noise, p_changed
+from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import FLIP_OVER_NOISE
 from controller.tracking.gate import StableReading
 from controller.tracking.scoring import wrong_squares
