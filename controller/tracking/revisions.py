@@ -40,6 +40,19 @@ def _same_spread(position: Position, ply: Ply) -> list[Ply]:
             and q != ply and q.squares(size)[-1] == end]  # fmt: skip
 
 
+def _redirected(position: Position, ply: Ply, squares: set[str] | None = None) -> set[Ply]:
+    """The legal spreads from `ply`'s square with its count and drops in another direction
+    (through one of `squares`, if given): what it may have been where those squares' stacks
+    were other than the game had them when it was judged."""
+    if ply.is_placement:
+        return set()
+    size = position.size
+    return {q for q in position.legal_plies
+            if not q.is_placement and q.square == ply.square and q.direction != ply.direction
+            and q.count == ply.count and q.drops == ply.drops
+            and (squares is None or squares & set(q.squares(size)[1:]))}  # fmt: skip
+
+
 class Revisions:
     """The tracker's revisions of close calls (a mixin of `Tracker`)."""
 
@@ -196,13 +209,21 @@ class Revisions:
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             quiet = {k for k in range(number + 1, number + back) if k not in asked}
-            popped = [position.pop() for _ in range(back)][::-1]  # oldest first
+            popped: list[Ply] = []
+            # the other directions a later asked spread could take when it was judged
+            could: dict[int, set[Ply]] = {}
+            for _ in range(back):
+                popped.append(position.pop())
+                if position.ply_count + 1 > number and position.ply_count + 1 not in quiet:
+                    could[position.ply_count + 1] = _redirected(position, popped[-1])
+            popped.reverse()  # oldest first
             original, later = popped[0], popped[1:]
             try:
                 for alternative in alternatives(original, list(others)):
                     dearer = others.get(alternative, unasked_dearer)
                     found = self._played_then(alternative, later,
-                                              lambda more, d=dearer: fits(d + more), quiet)
+                                              lambda more, d=dearer: fits(d + more), quiet,
+                                              could)  # fmt: skip
                     if found is not None and (best is None or found[0] < best[0]):
                         best = (found[0], number, alternative, original, found[1])
             finally:
@@ -222,7 +243,7 @@ class Revisions:
 
     def _played_then(
         self, alternative: Ply, later: list[Ply], fits: Callable[[float], float | None],
-        quiet: set[int],
+        quiet: set[int], could: dict[int, set[Ply]] | None = None,
     ) -> tuple[float, list[Ply]] | None:
         """(`fits(more)`, the later plies as played) with `alternative` and then `later`
         played; None if none fits. The position is restored.
@@ -238,25 +259,39 @@ class Revisions:
         replaced (`more`), as a revision of a ply nobody asked about is (fresh bench seed 1217,
         4x4, tilt 34: `b1` asked about against `a1>`, 0.74 dearer; 14 plies later a stack's
         height read one short at 0.88 fitted `a1>` better, with the quiet `3a1+` four plies
-        after it turned into `2a1+`; three plies went wrong)."""
+        after it turned into `2a1+`; three plies went wrong).
+
+        Or one later spread that was asked about may be replaced by the same spread in another
+        direction through a square the alternative changes, one it could not take when it was
+        judged (`could`: per later asked ply's number, the directions it could take then): a
+        flat guessed a wall is no square to spread onto, and the spread that did was asked about
+        as the other directions (fresh bench seed 1407, 4x4, tilt 4: `c2` guessed `Sc2` at ply
+        14; `d2<` onto it at ply 24 was asked as `d2-` or `d2+`, and when ply 14 was revised,
+        ply 24 stayed `d2-`; 3 more plies went wrong). Directions it could take then were
+        judged then: trying them again is chances of a fit by chance (fresh bench seed 1566:
+        two right plies changed to other directions, 4 plies lost)."""
         position = self.position
         best: tuple[float, list[Ply]] | None = None
 
         first = position.ply_count + 1  # the alternative's number
+        opened = set(alternative.squares(position.size))  # squares the revision changes
 
         def play(plies: list[Ply], done: list[Ply], more: float | None) -> None:
             nonlocal best
             pushed = 0
             try:
                 for i, ply in enumerate(plies):
+                    number = first + len(done) + i
                     if ply not in position.legal_plies:
                         if more is not None or i == 0:  # (never the alternative itself)
                             return
-                        number = first + len(done) + i
                         more = self.config.commit_margin if number in quiet else 0.0
                         for other in _same_spread(position, ply):
                             play([other, *plies[i + 1 :]], done + plies[:i], more)
                         return
+                    if more is None and i > 0 and could is not None and number in could:
+                        for other in _redirected(position, ply, opened) - could[number]:
+                            play([other, *plies[i + 1 :]], done + plies[:i], 0.0)
                     position.push(ply)
                     pushed += 1
                 score = fits(more or 0.0)

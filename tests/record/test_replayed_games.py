@@ -453,3 +453,17 @@ def test_the_square_behind_a_tall_stack_taken_down_is_uncovered_not_a_piece_knoc
     # ply missed the structure check. Now the game is recorded exactly.
     recorder, truth = replay("seed1589-start.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 53
+
+
+def test_a_later_spread_a_revision_opens_another_way_for_is_changed_with_it():
+    # fresh bench seed 1407 (4x4, tilt 4; its first 318 frames): a flat placed on c2 at ply 14
+    # was asked about and guessed a wall. At ply 24 a flat moved off d2 onto c2 (`d2<`): onto
+    # the "wall" it was no legal ply, and `d2-` and `d2+` were asked about. The next board
+    # revised ply 14 to the flat, but ply 24 was played again as recorded, `d2-`; the game then
+    # lost 3 more plies, marked. Now a later asked spread that could not go where the revision
+    # opens the way is tried that way too, and changed with it.
+    recorder, truth = replay("seed1407-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 25
+    moved = recorder.notes[23]
+    assert moved.uncertain and moved.reason == "changed to fit revised ply 14"
+    assert moved.alternatives == (Ply.from_ptn("d2-"),)
