@@ -129,7 +129,7 @@ class TwoPlies:
         a fit by chance, and a question costs one confirmation. Candidates are pairs, best
         first; accepting one records both (`accept(ply, then=reply)`)."""
         candidates = self._pairs(evidence, p, changed)
-        revised = self._revise_for_pair(evidence, p, changed, candidates)
+        revised = self._revise_for_pair(evidence, p, changed, candidates) if candidates else []
         if revised:
             return revised
         if not candidates:
@@ -151,7 +151,14 @@ class TwoPlies:
         and the board is judged again once it is answered. Only for a pair that touches the
         call's square: every pair is many chances of a fit by chance, and one far from the call
         says nothing of it (fresh bench seed 1589: a game already lost to a quick reply
-        revised ply 34, 20 plies back, from right to wrong, for a pair on other squares)."""
+        revised ply 34, 20 plies back, from right to wrong, for a pair on other squares).
+        With `pairs` empty (no pair fits as the game stands), only as a last resort, once
+        every other reading of the board has failed: a game a few plies astray fits some pair
+        with some old call revised by chance (fresh bench seed 1374, 4x4, tilt 38: ply 17,
+        right, revised 19 plies back for a pair where one ply, found later, had been played;
+        20 plies lost and 2 silent errors), but a game left out of sync is lost for good
+        (fresh bench seed 1475, tilt 7: ply 28 revised 20 plies back, 53 of 58 plies, and 47
+        without)."""
         against = (pairs[0].cost if pairs else math.inf) - HINDSIGHT_MARGIN
         size = self.position.size
         call: set[str] = set()  # the squares of the close call being revised

@@ -566,7 +566,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 evaluation.decisions = shown
                 return shown
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
-            shown = self._pair_shown_by_board(evidence, p, stable.appearance)
+            shown = self._pair_shown_by_board(evidence, p, stable.appearance) or (
+                self._revise_for_pair(evidence, p, changed, ())  # (a last resort)
+            )
             if shown:
                 evaluation.decisions = shown
                 return shown
