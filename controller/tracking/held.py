@@ -131,10 +131,17 @@ class HeldSpread:
         stack lifted uncovers the square behind it in the camera's view: fresh bench seed 1416,
         tilt 35, a3's three lifted and a4 behind changed by 2.25, read unchanged). The square,
         or None."""
-        moved = [sq for sq, q in p.items() if q >= 0.5]
-        if not moved or self._accepted is None or self.position.ply_count < 2:
+        if self._accepted is None or self.position.ply_count < 2:
             return None
         then = self._accepted
+        # (a piece lifted off one of its colour changes its square's look faintly, height only:
+        # one that stands out from the board's noise and that the reader reads lower counts;
+        # fresh bench seed 1604, 4x4, tilt 31: a dark flat lifted off a4's dark flat, a4
+        # changing by 0.92, was committed as `a4>` onto b4 and then dropped on a3)
+        moved = [sq for sq, q in p.items() if q >= 0.5 or (
+            q > 0.0 and self._faint.get(sq, 0.0) > 0.0 and self._lowered(sq, evidence, then))]
+        if not moved:
+            return None
         lowered = [sq for sq in moved if self._lowered(sq, evidence, then)]
         if len(lowered) != 1:
             return None

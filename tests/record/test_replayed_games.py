@@ -483,3 +483,15 @@ def test_a_later_spread_a_revision_opens_another_way_for_is_changed_with_it():
     moved = recorder.notes[23]
     assert moved.uncertain and moved.reason == "changed to fit revised ply 14"
     assert moved.alternatives == (Ply.from_ptn("d2-"),)
+
+
+def test_a_piece_lifted_off_one_of_its_colour_and_held_is_waited_for():
+    # fresh bench seed 1604 (4x4, tilt 31; its first 424 frames): a dark flat lifted off a4's
+    # dark flat changed a4 by 0.92 only (height alone), and held out of view it fitted `a4>`
+    # onto b4's dark flat, committed 0.62 ahead; it was then dropped on a3 (`a4-`), and the
+    # next ply was taken for two plies at once, two plies later recorded one place off without
+    # a mark. A faint change that stands out from the board's noise, where the reader reads the
+    # stack lower, is a stack lifted too: the board is waited for, and the drop recorded.
+    recorder, truth = replay("seed1604-start.npz")
+    assert [note.ply for note in recorder.notes] == truth  # all 35
+    assert recorder.notes[33].ply == Ply.from_ptn("a4-")
