@@ -150,8 +150,8 @@ class TwoPlies:
         piece short without a mark). Then, as in `_revise`, that call is asked about again,
         and the board is judged again once it is answered. Only for a pair that touches the
         call's square: every pair is many chances of a fit by chance, and one far from the call
-        says nothing of it (fresh bench seed 1589: a game already lost to a quick reply
-        revised ply 34, 20 plies back, from right to wrong, for a pair on other squares).
+        says nothing of it (fresh bench seed 1589: a game already a few plies astray revised
+        ply 34, 20 plies back, from right to wrong, for a pair on other squares).
         With `pairs` empty (no pair fits as the game stands), only as a last resort, once
         every other reading of the board has failed: a game a few plies astray fits some pair
         with some old call revised by chance (fresh bench seed 1374, 4x4, tilt 38: ply 17,
