@@ -43,29 +43,20 @@ def _bench_record():
     return sys.modules["bench_record"]
 
 
-GameResult, score = _bench_record().GameResult, _bench_record().score
+_record = _bench_record()
+GameResult, score = _record.GameResult, _record.score
 
 from controller.commands.record import Recorder  # noqa: E402
 from controller.tak import Ply  # noqa: E402
 from controller.tracking import Desync, Illegal  # noqa: E402
-from vision.readings_file import load_readings  # noqa: E402
-
-
-class Replay:
-    """A reader that gives back the stored readings, one per frame, in order."""
-
-    def __init__(self, readings) -> None:
-        self.readings = iter(readings)
-
-    def read(self, frame):
-        return next(self.readings)
+from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 
 def replay_file(path: Path, fps: float = 5.0) -> tuple[str, GameResult]:
     size, readings, plies = load_readings(path)
     truth = [Ply.from_ptn(p) for p in plies]
     result = GameResult(0, size, float("nan"), len(truth), 0, 0, 0, 0, 0, 0)
-    recorder = Recorder(size, Replay(readings))
+    recorder = Recorder(size, StoredReader(readings))
     started = time.process_time()
     events = []
     for k in range(len(readings)):

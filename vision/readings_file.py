@@ -5,7 +5,7 @@ to render and read; its readings replay in seconds).
 One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
 and confidences (float64, as read) and its appearance signature (float32, as read), and, when the
 game's true plies are known (a rendered game), those as PTN. Made by `bench/record.py
---save-readings DIR` and `tests/record/replayed.py`; replayed by `bench/replay.py` and the tests.
+--save-readings DIR`; replayed (`StoredReader`) by `bench/replay.py` and the tests.
 """
 
 from __future__ import annotations
@@ -22,6 +22,17 @@ from vision.reading import BoardReading, SquareReading
 COLORS = (None, "light", "dark")  # stored as their index
 KINDS = (None, "flat", "wall", "cap")
 FLAGS = ("board_found", "occluded", "moving", "relocalised")
+
+
+class StoredReader:
+    """A reader that gives back stored readings, one per frame, in order (the frame itself is
+    not looked at): what a recorder is given to replay a readings file."""
+
+    def __init__(self, readings: Sequence[BoardReading]) -> None:
+        self.readings = iter(readings)
+
+    def read(self, frame) -> BoardReading:
+        return next(self.readings)
 
 
 def _names(size: int) -> list[str]:

@@ -7,25 +7,15 @@ from pathlib import Path
 
 from controller.commands.record import Recorder
 from controller.tak import Ply
-from vision.readings_file import load_readings
+from vision.readings_file import StoredReader, load_readings
 
 GAMES = Path(__file__).parent / "games"
 FPS = 5.0
 
 
-class Replay:
-    """A reader that gives back the stored readings, one per frame, in order."""
-
-    def __init__(self, readings) -> None:
-        self.readings = iter(readings)
-
-    def read(self, frame):
-        return next(self.readings)
-
-
 def replay(name: str) -> tuple[Recorder, list[Ply]]:
     size, readings, plies = load_readings(GAMES / name)
-    recorder = Recorder(size, Replay(readings))
+    recorder = Recorder(size, StoredReader(readings))
     for k in range(len(readings)):
         recorder.feed(None, k / FPS)
     recorder.finish()
