@@ -206,16 +206,18 @@ class Revisions:
         # (score, number, alternative, original, the plies since as they would be played again)
         best: tuple[float, int, Ply, Ply, list[Ply]] | None = None
         asked = {n for n, _ in self._asked}
+        # the other directions each asked spread could take when it was judged (the position
+        # before it is the same whichever older call is revised: found once)
+        could: dict[int, set[Ply]] = {}
         for number, others in reversed(self._asked):
             back = position.ply_count - number + 1
             quiet = {k for k in range(number + 1, number + back) if k not in asked}
             popped: list[Ply] = []
-            # the other directions a later asked spread could take when it was judged
-            could: dict[int, set[Ply]] = {}
             for _ in range(back):
                 popped.append(position.pop())
-                if position.ply_count + 1 > number and position.ply_count + 1 not in quiet:
-                    could[position.ply_count + 1] = _redirected(position, popped[-1])
+                k = position.ply_count + 1  # the number of the ply just taken back
+                if k > number and k in asked and k not in could:
+                    could[k] = _redirected(position, popped[-1])
             popped.reverse()  # oldest first
             original, later = popped[0], popped[1:]
             try:
