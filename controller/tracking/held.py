@@ -126,11 +126,11 @@ class HeldSpread:
                 p: Mapping[str, float]) -> str | None:  # fmt: skip
         """Does the board differ from the last one matched only by pieces gone from one stack whose
         top the player to move controls (a spread under way, the lifted pieces in a hand)? The
-        square surely changed, and the reader sees it empty now, or lower, or topped by another
-        colour; any other square that surely changed is its neighbour and reads as it did (a
-        stack lifted uncovers the square behind it in the camera's view: fresh bench seed 1416,
-        tilt 35, a3's three lifted and a4 behind changed by 2.25, read unchanged). The square,
-        or None."""
+        square surely changed (or faintly, above the board's noise: below), and the reader sees
+        it empty now, or lower, or topped by another colour; any other square that surely
+        changed is its neighbour and reads as it did (a stack lifted uncovers the square behind
+        it in the camera's view: fresh bench seed 1416, tilt 35, a3's three lifted and a4
+        behind changed by 2.25, read unchanged). The square, or None."""
         if self._accepted is None or self.position.ply_count < 2:
             return None
         then = self._accepted

@@ -82,8 +82,9 @@ from controller.tracking.scoring import mismatch, score_plies, square_costs, wro
 from controller.tracking.unseen import Unseen
 
 # A square where the reader surely saw a piece come or go (`evidence.OCCUPANCY_FLIP`) counts as
-# surely changed when its look changed FLIP_MIN_CHANGE or more (`evidence.FLIP_MIN_CHANGE`, ...),
-# or at least this much where the reader reads a wall or capstone come (`_stood_up`)
+# surely changed when its look changed by `evidence.FLIP_MIN_CHANGE` and `FLIP_OVER_NOISE` times
+# the board's noise, or by at least this much where the reader reads a wall or capstone come
+# (`_stood_up`)
 STOOD_UP_MIN_CHANGE = 0.25
 # A placement whose square the reader reads two or more high this surely (height confidence) is
 # asked about, not committed quietly (`_placed_tall`)
