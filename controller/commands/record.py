@@ -499,6 +499,7 @@ def _run(args) -> int:
         raise RecordError(str(exc)) from exc
     total = len(getattr(source, "files", [])) or _video_frames(source_path)
 
+    from vision.mount import check_mount
     from vision.reader import BoardReader  # heavy (OpenCV models): only once the arguments are good
 
     journal = Journal(args.db) if args.db else None
@@ -521,6 +522,7 @@ def _run(args) -> int:
     show = (lambda done, note="": None) if args.quiet else progress_bar(total)
     index = 0
     note = ""
+    judged_pose = said_mount = None
     with source:
         while True:
             ok, frame = source.read()
@@ -535,6 +537,13 @@ def _run(args) -> int:
                 note = event.describe()
                 if not isinstance(event.decision, Commit):
                     print(f"\n  frame {index} (t={event.t:.1f}s): {note}", file=sys.stderr)
+            if reader.pose is not None and reader.pose is not judged_pose:
+                # where the camera is (`vision.mount`): said once, and again after a bump only if
+                # the advice changed
+                judged_pose, mount = reader.pose, check_mount(reader.pose)
+                if said_mount is None or mount.advice != said_mount:
+                    print(f"\n  frame {index}: {mount.summary()}", file=sys.stderr)
+                    said_mount = mount.advice
             index += 1
             show(index, note)
     for event in recorder.finish():  # a close call the last frames left open

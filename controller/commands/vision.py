@@ -424,6 +424,7 @@ def _load_image(path: Path, what: str):
 
 def _run_read(args) -> int:
     from vision.locate import BoardNotFoundError, parse_corners
+    from vision.mount import check_mount
     from vision.reader import BoardReader
 
     if not 3 <= args.size <= 8:
@@ -444,10 +445,17 @@ def _run_read(args) -> int:
 
         paths = write_debug(args.debug, frame, reading, reader, stem=args.image.stem)
         print("debug images: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    # where the camera is, judged from the board found (`vision.mount`): what to change, if anything
+    mount = check_mount(reader.pose) if reading.board_found and reader.pose is not None else None
     if args.json:
-        print(json.dumps(reading.to_json(), indent=1))
+        out = reading.to_json()
+        if mount is not None:
+            out["camera"] = mount.as_dict()
+        print(json.dumps(out, indent=1))
     else:
         print(reading.diagram())
+        if mount is not None:
+            print(mount.summary())
     return 0 if reading.board_found else 1
 
 

@@ -244,6 +244,7 @@ class CameraPipeline:
         self._jpeg: tuple[int, bytes] | None = None
         self._last_reading = None
         self._overlay: dict[str, Any] = {}
+        self._mount: tuple[Any, dict[str, Any]] | None = None  # (pose, its check), `_mount_check`
         self.frames_read = 0
         # observers (the benchmark): called with (event_name, monotonic_time, detail)
         self.observers: list[Callable[[str, float, Any], None]] = []
@@ -581,6 +582,18 @@ class CameraPipeline:
             case GameOver():
                 pass  # the journal closed the game when the ending ply was recorded
 
+    def _mount_check(self, pose) -> dict[str, Any]:
+        """What the board found says about the camera mount (`vision.mount`), judged again only
+        when the board is found anew; a mount to change is logged once per localisation."""
+        from vision.mount import check_mount
+
+        if self._mount is None or self._mount[0] is not pose:
+            check = check_mount(pose)
+            if check.advice:
+                log.warning("camera mount: %s", check.summary())
+            self._mount = (pose, check.as_dict())
+        return self._mount[1]
+
     def _make_overlay(self, frame: np.ndarray, reading) -> dict[str, Any]:
         h, w = frame.shape[:2]
         scale = min(1.0, JPEG_MAX_WIDTH / w)
@@ -592,6 +605,7 @@ class CameraPipeline:
         pose = getattr(self.reader, "pose", None)
         if not reading.board_found or pose is None:
             return out
+        out["mount"] = self._mount_check(pose)
         n = reading.size
         corners = np.asarray(pose.grid_corners_img(), dtype=float) * scale
         out["grid"] = [[round(x, 1), round(y, 1)] for x, y in corners]

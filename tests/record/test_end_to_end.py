@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from pathlib import Path
 
 import cv2
@@ -77,6 +78,8 @@ def test_clean_game_is_recorded_exactly_with_debug_images(tmp_path, capsys):
     assert game.tag("Size") == "5" and game.tag("Komi") == "2"
     err = capsys.readouterr().err
     assert "frames" in err and f"recorded {len(GAME)} plies" in err  # bar + summary
+    said = re.findall(r"camera (\d+) deg from vertical, squares \d+ px \(good\)", err)
+    assert len(said) == 1 and abs(int(said[0]) - TILT) <= 2  # where the camera is, said once
     folders = sorted(p.name for p in debug.iterdir())
     assert len(folders) == len(GAME)  # one per ply: commits, and an ask if a ply was unsure
     assert all("_commit_" in name or "_ask_" in name for name in folders)

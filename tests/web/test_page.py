@@ -98,6 +98,9 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#leds .led.lit")).to_have_count(1)
     # the camera view with the grid drawn over it
     expect(page.locator("#camera-overlay polygon")).to_have_count(1, timeout=10_000)
+    # and where the camera is: the sim's mount, 30 degrees from vertical, is a good one
+    expect(page.locator("#camera-mount")).to_contain_text(re.compile(r"camera 3\d° from vertical"))
+    expect(page.locator("#camera-mount")).to_contain_text("mount good")
 
     # an ambiguous ply, from the camera: two pieces put down at once (no legal ply explains
     # that), then one taken back. The board now shows one ply, but one made while the board did
@@ -205,6 +208,7 @@ def test_camera_frame_overlay_and_hand_set_corners(sim_server):
         overlay = c.get("/api/camera").json()["overlay"]
         assert overlay["board_found"] and len(overlay["grid"]) == 4
         assert len(overlay["squares"]) == sim_server.board.session.position.size ** 2
+        assert overlay["mount"]["advice"] == [] and 25 < overlay["mount"]["view_angle_deg"] < 35
         flat = {"corners": [[10, 10], [11, 10], [11, 11], [10, 11]]}
         r = c.put("/api/camera/calibration", json=flat, headers=auth)
         assert r.status_code == 400 and "no area" in r.json()["detail"]

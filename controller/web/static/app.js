@@ -435,6 +435,7 @@ async function refreshCameraOverlay() {
   if (!cam) return;
   state.camera = cam;
   const o = cam.overlay || {};
+  renderMount(o.mount);
   const svg = $("#camera-overlay");
   svg.replaceChildren();
   if (!o.width) return;
@@ -456,6 +457,15 @@ async function refreshCameraOverlay() {
     t.dataset.square = sq;
   }
   for (const p of state.calibrating || []) el("circle", { cx: p[0], cy: p[1], r: 6 * scale, fill: "#f80" }, svg);
+}
+
+// where the camera is, as the located board tells it, and what to change (vision/mount.py)
+function renderMount(mount) {
+  const p = $("#camera-mount");
+  if (!mount) { p.textContent = ""; p.classList.remove("warn"); return; }
+  const head = `camera ${Math.round(mount.view_angle_deg)}° from vertical · squares ${Math.round(mount.square_px)} px`;
+  p.textContent = mount.advice.length ? `${head}: ${mount.advice.join("; ")}` : `${head} · mount good`;
+  p.classList.toggle("warn", mount.advice.length > 0);
 }
 
 function cameraClick(ev) {

@@ -1,0 +1,41 @@
+"""The service tells where its camera is: a camera looking straight down is reported, with what to
+change, on the camera view's overlay and once in the log (vision/mount.py judges)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from controller.service.board import BoardService
+from controller.service.camera import CameraPipeline, open_frame_source
+from controller.service.config import Settings
+from controller.store import Journal
+from tests.service.table import WallClock
+from tests.service.waiting import wait_for
+
+
+def test_a_camera_looking_straight_down_is_told_to_lean_back(tmp_path, caplog):
+    # the simulated camera as a real frame source would be configured, 4 degrees from vertical
+    settings = Settings(data_dir=tmp_path, camera="sim:size=5:seed=2:tilt=4:fps=5",
+                        serial="none", size=5, fps=5.0)  # fmt: skip
+
+    async def scenario():
+        camera = CameraPipeline(open_frame_source(settings, None), settings=settings,
+                                clock=WallClock())  # fmt: skip
+        board = BoardService(settings=settings, journal=Journal(tmp_path / "j.db"), camera=camera)
+        await board.start()
+        try:
+            await wait_for(lambda: "mount" in camera.overlay(), 60, "the board found")
+            # judged once per localisation, not once per frame
+            seen = camera.frames_read
+            await wait_for(lambda: camera.frames_read >= seen + 3, 10, "three more frames")
+            return camera.overlay()["mount"]
+        finally:
+            await board.stop()
+
+    with caplog.at_level(logging.WARNING, logger="controller.service.camera"):
+        mount = asyncio.run(scenario())
+    assert 2 <= mount["view_angle_deg"] <= 6
+    assert len(mount["advice"]) == 1 and "straight down" in mount["advice"][0]
+    warnings = [r.getMessage() for r in caplog.records if "camera mount" in r.getMessage()]
+    assert len(warnings) == 1 and "lean it 20-30 deg" in warnings[0]
