@@ -19,6 +19,7 @@ from controller.tracking.by_change import (
     touching_pairs,
     unseen_pieces,
 )
+from controller.tracking.change import darkened, light_only
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
@@ -38,6 +39,8 @@ PHANTOM_DOUBT = 1.0
 # ... and a piece read beside a wall or capstone just placed, this surely or less (p occupied),
 # is more likely the standing piece's own image than a reply (`_pair_instead`)
 PHANTOM_OCCUPIED = 0.75
+# `change.light_only` at least this: a square's change is a shadow's (`_reply_in_shadow`)
+SHADOW_LIGHT_ONLY = 0.5
 
 
 class TwoPlies:
@@ -261,7 +264,8 @@ class TwoPlies:
         # alone" was guessed, and the game went out of sync after a silent error)
         seen_first = held is not None and pairs[0].ply == held
         if not seen_first and (self._beside_raised(best.ply, left)
-                               or self._beside_standing(best.ply, left, evidence)):
+                               or self._beside_standing(best.ply, left, evidence)
+                               or self._reply_in_shadow(best.ply, pairs[0], left, appearance)):
             # the changes the ply leaves are where a stack it raised shows phantoms: the ply
             # alone first (fresh bench seed 716: `2c2-` onto c1, four high, with a dark flat
             # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for
@@ -309,6 +313,31 @@ class TwoPlies:
             sq in beside and (evidence[sq].p_occupied <= PHANTOM_OCCUPIED or image(evidence[sq]))
             for sq in squares
         )
+
+    def _reply_in_shadow(self, ply: Ply, pair: Candidate, squares: list[str],
+                         appearance) -> bool:
+        """Is `pair` `ply` (a wall or capstone placed) or another kind on its square, then a
+        piece placed on one of `squares`, each of them beside `ply`'s square and changed as a
+        shadow changes a square: darker, by the light alone (`change.light_only`)? A standing
+        piece throws its shadow over a neighbour, and the reader may read the shadow as a dark
+        flat (fresh bench seed 1718, 7x7, tilt 7.5: white's `Sg2`, and g1 beside it read as a
+        dark flat at 0.94, its look changed by 3.6, a grey darkening; "Sg2 then g1" was guessed,
+        and the game was out of sync for the next 38 plies, with a silent error). A dark flat
+        placed on the wood darkens its square by the light alone too, one placement in ten on
+        the bench, so this only orders the question: the ply alone first."""
+        if not ply.is_placement or ply.stone == FLAT or not squares or appearance is None:
+            return False
+        first, reply = pair.ply, pair.then
+        if not (first.is_placement and first.square == ply.square and reply is not None
+                and reply.is_placement and reply.square in squares):  # fmt: skip
+            return False
+        if self._looks is None:
+            return False
+        beside = set(neighbours(ply.square, self.position.size))
+        grey = light_only(appearance, self._looks)
+        darker = darkened(appearance, self._looks)
+        return all(sq in beside and grey.get(sq, 0.0) >= SHADOW_LIGHT_ONLY
+                   and darker.get(sq, 0.0) > 0 for sq in squares)  # fmt: skip
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:
         """As `_shown_by_board`, for two plies at once: no pair fits by what changed, but the

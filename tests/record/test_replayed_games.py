@@ -485,3 +485,14 @@ def test_a_piece_lifted_off_one_of_its_colour_and_held_is_waited_for():
     recorder, truth = replay("seed1604-start.npz")
     assert [note.ply for note in recorder.notes] == truth  # all 35
     assert recorder.notes[33].ply == Ply.from_ptn("a4-")
+
+
+def test_a_shadow_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_there():
+    # fresh bench seed 1718 (7x7, tilt 7.5): white's `Sg2` threw its shadow over g1, which the
+    # reader read as a dark flat at 0.94 (black's colour, the reply's), its look changed by 3.6
+    # as a grey darkening. "Sg2 then g1" was guessed; the game went out of sync for 38 plies, with
+    # a silent error. The ply alone is now asked first, and the game stays in sync.
+    notes = replayed_exactly("seed1718-start.npz")  # the first 23 plies, all right
+    asked = notes[12]
+    assert asked.uncertain and "two plies at once: Sg2 then g1" in asked.reason
+    assert not any(note.uncertain for note in notes[13:19])  # d2, e5, d2>, c5, g3, d2 as played
