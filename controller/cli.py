@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "controller.commands.vision",
     "controller.commands.record",
     "controller.commands.games",
+    "controller.commands.capture",
     "controller.commands.bench",
     "controller.commands.leds",
     "controller.commands.hint",

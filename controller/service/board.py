@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from controller.service.clock import Clock, SystemClock
@@ -22,7 +23,7 @@ from controller.service.errors import GameOverError, NoGameError, UnavailableErr
 from controller.service.events import EventBus
 from controller.service.game import Ambiguity, GameSession, RecordedPly
 from controller.service.health import Health
-from controller.service.marks import MarkCache
+from controller.service.marks import MarkCache, annotated_ptn
 from controller.service.opponent import TAG as COMPUTER_TAG
 from controller.service.opponent import Opponent, squares_to_fix
 from controller.service.virtual_board import VirtualBoard
@@ -451,6 +452,23 @@ class BoardService:
         self.bus.publish("leds", self.leds.lit())
 
     # --- reports from the camera side ----------------------------------------------------------
+    async def save_capture(self, note: str = "") -> tuple[Path, int]:
+        """A bug report: the camera's last minute of readings and views, the game's position
+        through it and the game's PTN, in one file (`capture.py`) -> (its path, readings in it)."""
+        if self.camera is None or not hasattr(self.camera, "save_capture"):
+            raise UnavailableError("no camera on this board: there is nothing to capture")
+        async with self.lock:
+            game_id = self.session.game_id
+            plies = [p.ptn for p in self.session.plies()]
+            ptn = (annotated_ptn(self.session.journal, game_id, self.marks)
+                   if game_id is not None else "")  # fmt: skip
+        try:
+            path, readings = await self.camera.save_capture(note=note, game_ptn=ptn, plies=plies)
+        except ValueError as why:
+            raise UnavailableError(str(why)) from None
+        log.info("bug report saved: %s (%d readings)", path, readings)
+        return path, readings
+
     async def report_problem(self, kind: str, squares: list[str], why: str) -> None:
         """`kind` is "desync" (board matches nothing reachable) or "illegal" (a change no legal
         ply explains). Recording waits until the board matches again."""

@@ -26,15 +26,18 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
+from controller import __version__
+from controller.service.capture import CaptureRing, write_capture
 from controller.service.config import Settings
 from controller.service.errors import WrongMoveError
 from controller.service.virtual_board import VirtualBoard
-from controller.tak import TakError
+from controller.tak import Position, TakError
 from controller.tracking import (
     Ask,
     Commit,
@@ -245,6 +248,7 @@ class CameraPipeline:
         self._last_reading = None
         self._overlay: dict[str, Any] = {}
         self._mount: tuple[Any, dict[str, Any]] | None = None  # (pose, its check), `_mount_check`
+        self.capture = CaptureRing()  # the last minute of readings, for a bug report
         self.frames_read = 0
         # observers (the benchmark): called with (event_name, monotonic_time, detail)
         self.observers: list[Callable[[str, float, Any], None]] = []
@@ -396,6 +400,25 @@ class CameraPipeline:
     def overlay(self) -> dict[str, Any]:
         return self._overlay
 
+    async def save_capture(self, *, note: str, game_ptn: str,
+                           plies: list[str]) -> tuple[Path, int]:  # fmt: skip
+        """The last minute of readings and views as a bug report (`capture.write_capture`), in
+        `<data dir>/captures/` -> (its path, readings in it). ValueError when nothing was read
+        yet."""
+        ring = self.capture.snapshot()  # (here, on the loop that adds to it)
+        moments = list(ring.moments)
+        first = Position.from_tps(moments[0].tps).ply_count if moments else 0
+        about = {"note": note, "saved": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                 "takboard": __version__, "camera": self.board.health.camera.source,
+                 "fps": self.settings.fps, "tracker": self.board.health.tracker,
+                 "mount": self._mount[1] if self._mount else None,
+                 "ply_at_start": first, "plies_in_game": len(plies)}  # fmt: skip
+        path = await asyncio.to_thread(
+            write_capture, self.settings.data_path / "captures", ring, game_ptn=game_ptn,
+            recorded=plies[first:], about=about, hold_s=self.tracker_config.hold_s,
+            now=time.time())  # fmt: skip
+        return path, len(moments)
+
     # --- the loop ------------------------------------------------------------------------------
     def _notify(self, name: str, detail: Any = None) -> None:
         for observer in self.observers:
@@ -494,6 +517,9 @@ class CameraPipeline:
                 return
             if generation is not None and generation != self._generation:
                 return  # the game changed while the frame was taken or read: it shows the old one
+            self.capture.add(now, reading, session.position.tps())
+            if self.capture.wants_jpeg(now):
+                self.capture.add_jpeg(now, frame)
             if self._resync or self.tracker is None:
                 self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config,
                                        resume=self._resuming)

@@ -26,7 +26,7 @@ from controller.store import JournalError, UnknownGameError
 from controller.tak import IllegalPlyError, InvalidPlyError, TakError
 from controller.web import models
 from controller.web.limits import BodySizeLimit
-from controller.web.routers import camera, events, game, health, leds, library, sim
+from controller.web.routers import camera, captures, events, game, health, leds, library, sim
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -109,7 +109,7 @@ def create_app(board: BoardService, settings: Settings, *, token: str | None = N
     for kind, _code in status_of:
         app.add_exception_handler(kind, domain_error)
 
-    for module in (game, library, camera, leds, events, health):
+    for module in (game, library, camera, captures, leds, events, health):
         app.include_router(module.router, responses=ERROR_RESPONSES)
     if board.virtual_board is not None:
         app.include_router(sim.router, responses=ERROR_RESPONSES)

@@ -101,6 +101,25 @@ class Corners(Strict):
         "far corner, (a, last rank)")
 
 
+class CaptureRequest(Strict):
+    note: str = Field("", max_length=500, description="what went wrong, in the user's words",
+                      examples=["ply 23 was c4+, recorded as c4>"])
+
+
+class CaptureSaved(BaseModel):
+    name: str = Field(examples=["capture-20261201-193012.zip"])
+    url: str = Field(description="where to download it")
+    bytes: int
+    readings: int = Field(description="camera readings in it (the last minute's)")
+
+
+class CaptureListed(BaseModel):
+    name: str
+    url: str
+    bytes: int
+    saved: str = Field(description="when, ISO 8601")
+
+
 # --- virtual board (sim) -----------------------------------------------------------------------
 class SimPlace(Strict):
     square: SquareName

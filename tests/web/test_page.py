@@ -294,3 +294,43 @@ def test_the_last_ply_is_corrected_from_the_move_list(sim_server, browser):
     expect(page.locator("#moves .ply").nth(3)).to_have_text("d3")
     context.close()
     assert errors == []
+
+
+@pytest.mark.slow
+def test_a_bug_report_is_saved_from_the_page_and_downloaded(sim_server, browser):
+    import io
+    import zipfile
+
+    import httpx
+
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=sim_server.url, timeout=10) as c:
+        if sim_server.board.session.position is None:
+            c.post("/api/games", json={"size": 5}, headers=auth)
+        for _ in range(200):  # the camera has read a few frames of the game
+            if len(sim_server.board.camera.capture.moments) >= 3:
+                break
+            time.sleep(0.1)
+        # changing state needs the token; a name not from the list is refused
+        assert c.post("/api/captures", json={"note": "x"}).status_code == 401
+        assert c.post("/api/captures", json={"note": "x" * 501}, headers=auth).status_code == 422
+        assert c.get("/api/captures/..%2Ftoken").status_code in (404, 422)
+        assert c.get("/api/captures/capture-20260101-000000.zip").status_code == 404
+
+    context, page, errors = open_page(browser, sim_server)
+    page.fill("#capture-note", "the board looked fine")
+    page.click("#capture-form button[type=submit]")
+    link = page.locator("#capture-link")
+    expect(link).to_contain_text(re.compile(r"capture-\d{8}-\d{6}.*\.zip \(\d+ readings"))
+    href = link.get_attribute("href")
+    context.close()
+    assert errors == []
+
+    with httpx.Client(base_url=sim_server.url, timeout=10) as c:
+        listed = c.get("/api/captures").json()
+        assert listed[0]["url"] == href
+        got = c.get(href)
+        assert got.status_code == 200 and got.headers["content-type"] == "application/zip"
+        with zipfile.ZipFile(io.BytesIO(got.content)) as z:
+            assert {"readings.npz", "timeline.json", "game.ptn", "about.json"} <= set(z.namelist())
+            assert b"the board looked fine" in z.read("about.json")

@@ -563,6 +563,17 @@ function wire() {
     const body = g?.ambiguity ? { ambiguity_id: g.ambiguity.id, ptn } : { ptn };
     if (await act("POST", path, body)) $("#manual-ply-text").value = "";
   });
+  $("#capture-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const saved = await act("POST", "/api/captures", { note: $("#capture-note").value.trim() });
+    if (!saved) return;
+    $("#capture-note").value = "";
+    const link = $("#capture-link");
+    link.href = saved.url;
+    link.textContent = `${saved.name} (${saved.readings} readings, ${Math.ceil(saved.bytes / 1024)} KB)`;
+    $("#capture-saved").hidden = false;
+    toast("bug report saved");
+  });
   $("#sim-ply").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const ptn = $("#sim-ply-text").value.trim();
