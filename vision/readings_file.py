@@ -5,13 +5,15 @@ to render and read; its readings replay in seconds).
 One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
 and confidences (float64, as read) and its appearance signature (float32, as read), and, when the
 game's true plies are known (a rendered game), those as PTN. Made by `bench/record.py
---save-readings DIR`; replayed (`StoredReader`) by `bench/replay.py` and the tests.
+--save-readings DIR` and by the service's bug reports (`controller/service/capture.py`); replayed
+(`StoredReader`) by `bench/replay.py`, `takboard capture replay` and the tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -39,7 +41,7 @@ def _names(size: int) -> list[str]:
     return [square_name(f, r) for f in range(size) for r in range(size)]
 
 
-def save_readings(path: Path | str, size: int, readings: Sequence[BoardReading],
+def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[BoardReading],
                   plies: Sequence[str], source: str) -> None:  # fmt: skip
     names = _names(size)
     F, S = len(readings), len(names)
@@ -66,8 +68,9 @@ def save_readings(path: Path | str, size: int, readings: Sequence[BoardReading],
                         source=np.array(source))  # fmt: skip
 
 
-def load_readings(path: Path | str) -> tuple[int, list[BoardReading], list[str]]:
-    """(board size, the readings frame by frame, the plies played as PTN)."""
+def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading], list[str]]:
+    """(board size, the readings frame by frame, the plies played as PTN). `path` may be an open
+    binary file (a capture's `readings.npz`, read from its zip)."""
     try:
         with np.load(path) as stored:
             data = {key: stored[key] for key in stored.files}  # (each access would unzip again)
