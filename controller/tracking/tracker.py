@@ -543,9 +543,15 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             # (before the reader's whole-board reading: a ply that fits every change, the reader
             # contradicting it only where it saw no piece, beats one that leaves a sure change
             # unexplained; fresh bench seed 811: `b1`, read empty, against `c3+`, unseen)
-            unseen = self._placed_unseen(ranked, evidence, stable.appearance) or (
-                self._phantom_left(ranked, evidence, stable.appearance)
-            )
+            # (and where "nothing happened" ranks first, only just failing the structure check,
+            # a piece unseen on the one empty square whose look changed: fresh bench seed 1758,
+            # a light capstone on light wood read empty, d1's look changed by 1.15, "nothing
+            # happened" 0.003 over; the reader's whole-board reading took the board to show a
+            # flat it had never seen moved, and 6 plies were lost)
+            nothing_first = bool(ranked) and ranked[0].ply is None and not ranked[0].back
+            unseen = (self._placed_unseen(ranked, evidence, stable.appearance)
+                      or self._phantom_left(ranked, evidence, stable.appearance)
+                      or (nothing_first and self._unseen_after_hand(ranked, stable)))
             if unseen:
                 evaluation.decisions = unseen
                 return unseen

@@ -221,7 +221,9 @@ class Unseen:
         0.02; the board was taken as unchanged, the third ply recorded as the second, and the
         game was recorded wrong from there, 4 plies without a mark). `_placed_unseen` asks the
         same where the change alone fits the placement; this is for a change the absolute
-        scale calls faint."""
+        scale calls faint. Also asked when no hypothesis fits and "nothing happened" ranks
+        first (fresh bench seed 1758: d1 changed by 1.15, "nothing happened" failed the
+        structure check by 0.003, the placement on d1 by 0.18)."""
         if not stable.after_hand or not self.changes or self.state != "tracking":
             return []
         evidence, position = stable.evidence, self.position

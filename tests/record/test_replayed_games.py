@@ -496,3 +496,17 @@ def test_a_shadow_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_ther
     asked = notes[12]
     assert asked.uncertain and "two plies at once: Sg2 then g1" in asked.reason
     assert not any(note.uncertain for note in notes[13:19])  # d2, e5, d2>, c5, g3, d2 as played
+
+
+def test_a_piece_the_reader_never_sees_is_asked_about_where_the_look_changed():
+    # fresh bench seed 1758 (5x5, tilt 35): a light capstone placed on d1, on light wood, read
+    # empty at 0.99; d1's look changed by 1.15, nowhere else changed, and "nothing happened" missed
+    # the structure check by 0.003. The board then fitted no ply, and the reader's whole-board
+    # reading was taken to show `c5<`, a flat it had never seen moved onto a square it reads half
+    # empty: asked as the only candidate, guessed, and 6 plies were lost. Now d1 is asked about.
+    recorder, truth = replay("seed1758-start.npz")
+    played = [note.ply for note in recorder.notes]
+    asked = recorder.notes[10]
+    assert asked.uncertain and "the look of d1 changed" in asked.reason
+    assert truth[10] in {asked.ply, *asked.alternatives}  # `Cd1`, among the placements on d1
+    assert played[:10] == truth[:10] and played[11:] == truth[11:]  # and on from there as played
