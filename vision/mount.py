@@ -44,11 +44,15 @@ class MountCheck:
         return {"view_angle_deg": round(self.view_angle_deg, 1),
                 "square_px": round(self.square_px, 1), "advice": list(self.advice)}  # fmt: skip
 
+    @property
+    def measured(self) -> str:
+        """The angle and the square size, in words."""
+        angle, square = self.view_angle_deg, self.square_px
+        return f"camera {angle:.0f} deg from vertical, squares {square:.0f} px"
+
     def summary(self) -> str:
         """One line for a terminal: the angle, the square size and what to change."""
-        head = (f"camera {self.view_angle_deg:.0f} deg from vertical, "
-                f"squares {self.square_px:.0f} px")  # fmt: skip
-        return head + (": " + "; ".join(self.advice) if self.advice else " (good)")
+        return self.measured + (": " + "; ".join(self.advice) if self.advice else " (good)")
 
 
 def view_angle_deg(pose: BoardPose) -> float:

@@ -35,30 +35,34 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--camera", help="camera source to check (default from settings: auto)")
     p.add_argument("--serial", help="LED serial port to check (default from settings: auto)")
     p.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the firmware")
-    for name in ("sim", "size", "host", "port", "token"):
+    p.add_argument("--size", type=int, help="board size, to find the board in the camera's view "
+                   "(default from settings: 6)")
+    for name in ("sim", "host", "port", "token"):
         p.set_defaults(**{name: None})
     return p
 
 
-def check_camera(source: str) -> Check:
+def check_camera(source: str) -> tuple[Check, object]:
+    """The camera's check, and a frame it gave (None if none)."""
     from controller.service.runner import find_cameras
 
     if source in ("sim", "none"):
-        return Check("camera", True, f"camera = {source}: nothing to check", needed=False)
+        return Check("camera", True, f"camera = {source}: nothing to check", needed=False), None
     if source == "auto":
         found = find_cameras()
         if not found:
             return Check("camera", False, "no /dev/video* device",
                          "plug in the USB camera (or enable the Pi camera: `sudo raspi-config`, "
-                         "Interface Options, Camera) and check `ls /dev/video*`")
+                         "Interface Options, Camera) and check `ls /dev/video*`"), None
         source = found[0]
     if source.startswith("/dev/") and not os.path.exists(source):
         return Check("camera", False, f"{source}: no such device",
-                     "check the cable and `ls /dev/video*`, then set camera.source (or --camera)")
+                     "check the cable and `ls /dev/video*`, then set camera.source (or --camera)"
+                     ), None
     if source.startswith("/dev/") and not os.access(source, os.R_OK | os.W_OK):
         return Check("camera", False, f"{source}: no permission",
                      "add yourself to the video group: `sudo usermod -aG video $USER`, "
-                     "then log in again")
+                     "then log in again"), None
     import cv2
 
     cap = cv2.VideoCapture(source)
@@ -69,9 +73,28 @@ def check_camera(source: str) -> Check:
     if not ok or frame is None:
         return Check("camera", False, f"{source}: opened but gave no frame",
                      f"is another program using it (`fuser {source}`)? "
-                     "try another /dev/videoN")
+                     "try another /dev/videoN"), None
     h, w = frame.shape[:2]
-    return Check("camera", True, f"{source}: {w}x{h} frame read")
+    return Check("camera", True, f"{source}: {w}x{h} frame read"), frame
+
+
+def check_mount(frame, size: int) -> Check:
+    """Is the board in the camera's view, and is the camera where it reads the board well
+    (`vision.mount`)? Advice, not a failure: the board may simply not be on the table yet."""
+    from vision.locate import BoardLocator, BoardNotFoundError
+    from vision.mount import check_mount as judge
+
+    try:
+        pose = BoardLocator(size).locate(frame)
+    except BoardNotFoundError as why:
+        return Check("camera mount", False, f"{size}x{size} board not found in the frame: "
+                     f"{why.reason}", "put the board and its four markers in view "
+                     "(hardware/markers.md), or set the corners by hand on the page",
+                     needed=False)  # fmt: skip
+    mount = judge(pose)
+    if mount.ok:
+        return Check("camera mount", True, mount.summary(), needed=False)
+    return Check("camera mount", False, mount.measured, "; ".join(mount.advice), needed=False)
 
 
 def check_serial(port: str, timeout: float) -> list[Check]:
@@ -130,8 +153,11 @@ def run(args) -> int:
     except SettingsError as exc:
         print(f"takboard doctor: {exc}", file=sys.stderr)
         return 2
-    checks = [check_camera(settings.camera), *check_serial(settings.serial, args.timeout),
-              check_disk(settings.data_path)]
+    camera, frame = check_camera(settings.camera)
+    checks = [camera]
+    if frame is not None:
+        checks.append(check_mount(frame, settings.size))
+    checks += [*check_serial(settings.serial, args.timeout), check_disk(settings.data_path)]
     width = max(len(c.name) for c in checks)
     for c in checks:
         mark = "ok  " if c.ok else "FIX "
