@@ -25,7 +25,7 @@ import re
 import time
 import zipfile
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,7 +121,8 @@ def write_capture(folder: Path, ring: CaptureRing, *, game_ptn: str, recorded: l
         z.writestr("game.ptn", game_ptn)
         z.writestr("about.json", json.dumps(about, indent=1))
         for t, jpeg in ring.jpegs:
-            z.writestr(f"frames/{max(0.0, t - start):07.1f}s.jpg", jpeg)
+            if t >= start:  # (views from before the readings kept: another game's)
+                z.writestr(f"frames/{t - start:07.1f}s.jpg", jpeg)
     partial.replace(path)
     return path
 
@@ -173,8 +174,7 @@ class Step:
     adopted: str | None = None  # the service's position, taken over at this frame
 
 
-def replay_capture(capture: Capture,
-                   on_step: Callable[[Step], None] | None = None) -> Iterator[Step]:  # fmt: skip
+def replay_capture(capture: Capture) -> Iterator[Step]:
     """The capture's readings through a fresh tracker from its first position (which first waits
     for the board to show that position, as after a restart). Where the service's game changed
     and the tracker's did not follow (a question answered from the page, a correction), the
@@ -187,7 +187,4 @@ def replay_capture(capture: Capture,
         if i and tps != capture.positions[i - 1] and tps != tracker.position.tps():
             tracker = Tracker(Position.from_tps(tps), config)
             adopted = tps
-        step = Step(i, t, tracker.step(reading, t), adopted)
-        if on_step is not None:
-            on_step(step)
-        yield step
+        yield Step(i, t, tracker.step(reading, t), adopted)
