@@ -37,7 +37,7 @@ from controller.service.capture import CaptureRing, write_capture
 from controller.service.config import Settings
 from controller.service.errors import WrongMoveError
 from controller.service.virtual_board import VirtualBoard
-from controller.tak import Position, TakError
+from controller.tak import FLAT, WHITE, Position, TakError
 from controller.tracking import (
     Ask,
     Commit,
@@ -249,6 +249,7 @@ class CameraPipeline:
         self._overlay: dict[str, Any] = {}
         self._mount: tuple[Any, dict[str, Any]] | None = None  # (pose, its check), `_mount_check`
         self.capture = CaptureRing()  # the last minute of readings, for a bug report
+        self._contrast: dict[str, Any] | None = None  # `_contrast_check`, once a game
         self.frames_read = 0
         # observers (the benchmark): called with (event_name, monotonic_time, detail)
         self.observers: list[Callable[[str, float, Any], None]] = []
@@ -357,6 +358,7 @@ class CameraPipeline:
         if new_game:
             self._want_reference = True
             self._resuming = False
+            self._contrast = None  # measured again on the new game's first light flat
         if resumed:
             self._resuming = True
 
@@ -520,6 +522,8 @@ class CameraPipeline:
             self.capture.add(now, reading, session.position.tps())
             if self.capture.wants_jpeg(now):
                 self.capture.add_jpeg(now, frame)
+            if self._contrast is None and reading.clean:
+                self._contrast = self._contrast_check(frame, session.position)
             if self._resync or self.tracker is None:
                 self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config,
                                        resume=self._resuming)
@@ -620,6 +624,28 @@ class CameraPipeline:
             self._mount = (pose, check.as_dict())
         return self._mount[1]
 
+    def _contrast_check(self, frame: np.ndarray, position) -> dict[str, Any] | None:
+        """How far the game's first lone light flat stands out from the bare board under it
+        (`vision.contrast`), once per game; what to do about a low contrast is logged once.
+        None until there is such a flat, a picture of the bare board and a board found."""
+        from vision.contrast import contrast_advice, light_flat_contrast
+
+        pose = getattr(self.reader, "pose", None)
+        if pose is None or self.reference is None or self.reference.shape != frame.shape:
+            return None
+        lone = [sq for sq, stack in position.stacks().items()
+                if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
+        if not lone:
+            return None
+        try:
+            delta_e = light_flat_contrast(frame, self.reference, pose, lone[0])
+        except ValueError:
+            return None
+        check = contrast_advice(lone[0], delta_e)
+        if check.advice:
+            log.warning("piece contrast: %s", check.advice[0])
+        return check.as_dict()
+
     def _make_overlay(self, frame: np.ndarray, reading) -> dict[str, Any]:
         h, w = frame.shape[:2]
         scale = min(1.0, JPEG_MAX_WIDTH / w)
@@ -632,6 +658,8 @@ class CameraPipeline:
         if not reading.board_found or pose is None:
             return out
         out["mount"] = self._mount_check(pose)
+        if self._contrast is not None:
+            out["contrast"] = self._contrast
         n = reading.size
         corners = np.asarray(pose.grid_corners_img(), dtype=float) * scale
         out["grid"] = [[round(x, 1), round(y, 1)] for x, y in corners]

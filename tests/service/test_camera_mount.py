@@ -39,3 +39,32 @@ def test_a_camera_looking_straight_down_is_told_to_lean_back(tmp_path, caplog):
     assert len(mount["advice"]) == 1 and "straight down" in mount["advice"][0]
     warnings = [r.getMessage() for r in caplog.records if "camera mount" in r.getMessage()]
     assert len(warnings) == 1 and "lean it 20-30 deg" in warnings[0]
+
+
+def test_light_pieces_close_to_the_board_colour_are_reported_once_a_light_flat_is_down(
+        tmp_path, caplog):  # fmt: skip
+    """The pipeline measures the game's first lone light flat against its picture of the bare
+    board (vision/contrast.py): an installation whose light flats are nearly the wood's colour."""
+    from controller.tak import Ply, Position
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_setup, render_frame
+
+    settings = Settings(data_dir=tmp_path, camera="none", serial="none", size=5)
+    camera, look = random_setup(1477, 5, tilt_deg=30.0)  # a benchmark installation
+    empty = render_frame(Scene(5), camera, look, seed=1).image
+    pipeline = CameraPipeline(lambda: None, settings=settings, clock=WallClock())
+    pipeline.reference = empty
+    pipeline.reader = BoardReader(5, reference=empty)
+    pipeline.reader.read(empty)  # the board found
+    position = Position(5)
+    position.play(Ply.from_ptn("a1"))  # a dark flat: nothing to measure yet
+    frame = render_frame(Scene(5, {"a1": [("dark", "flat")]}), camera, look, seed=2).image
+    assert pipeline._contrast_check(frame, position) is None
+    position.play(Ply.from_ptn("c3"))  # black places white's flat
+    scene = Scene(5, {"a1": [("dark", "flat")], "c3": [("light", "flat")]})
+    frame = render_frame(scene, camera, look, seed=3).image
+    with caplog.at_level(logging.WARNING, logger="controller.service.camera"):
+        check = pipeline._contrast_check(frame, position)
+    assert check["square"] == "c3" and check["delta_e"] < 20
+    assert "close to the board's colour" in check["advice"][0]
+    assert any("piece contrast" in r.getMessage() for r in caplog.records)

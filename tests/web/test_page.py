@@ -100,7 +100,9 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#camera-overlay polygon")).to_have_count(1, timeout=10_000)
     # and where the camera is: the sim's mount, 30 degrees from vertical, is a good one
     expect(page.locator("#camera-mount")).to_contain_text(re.compile(r"camera 3\d° from vertical"))
-    expect(page.locator("#camera-mount")).to_contain_text("mount good")
+    expect(page.locator("#camera-mount")).to_contain_text("set-up good")
+    # and, with e5's light flat down, how far the light pieces stand out from the board
+    expect(page.locator("#camera-mount")).to_contain_text(re.compile(r"light pieces ΔE \d+"))
 
     # an ambiguous ply, from the camera: two pieces put down at once (no legal ply explains
     # that), then one taken back. The board now shows one ply, but one made while the board did

@@ -435,7 +435,7 @@ async function refreshCameraOverlay() {
   if (!cam) return;
   state.camera = cam;
   const o = cam.overlay || {};
-  renderMount(o.mount);
+  renderMount(o.mount, o.contrast);
   const svg = $("#camera-overlay");
   svg.replaceChildren();
   if (!o.width) return;
@@ -459,13 +459,16 @@ async function refreshCameraOverlay() {
   for (const p of state.calibrating || []) el("circle", { cx: p[0], cy: p[1], r: 6 * scale, fill: "#f80" }, svg);
 }
 
-// where the camera is, as the located board tells it, and what to change (vision/mount.py)
-function renderMount(mount) {
+// where the camera is, as the located board tells it (vision/mount.py), how far the light pieces
+// stand out from the board (vision/contrast.py), and what to change
+function renderMount(mount, contrast) {
   const p = $("#camera-mount");
   if (!mount) { p.textContent = ""; p.classList.remove("warn"); return; }
-  const head = `camera ${Math.round(mount.view_angle_deg)}° from vertical · squares ${Math.round(mount.square_px)} px`;
-  p.textContent = mount.advice.length ? `${head}: ${mount.advice.join("; ")}` : `${head} · mount good`;
-  p.classList.toggle("warn", mount.advice.length > 0);
+  let head = `camera ${Math.round(mount.view_angle_deg)}° from vertical · squares ${Math.round(mount.square_px)} px`;
+  if (contrast) head += ` · light pieces ΔE ${Math.round(contrast.delta_e)} from the board`;
+  const advice = [...mount.advice, ...(contrast ? contrast.advice : [])];
+  p.textContent = advice.length ? `${head}: ${advice.join("; ")}` : `${head} · set-up good`;
+  p.classList.toggle("warn", advice.length > 0);
 }
 
 function cameraClick(ev) {
