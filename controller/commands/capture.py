@@ -44,7 +44,8 @@ def run(args) -> int:
         print(f"takboard capture: {bad}", file=sys.stderr)
         return 2
     about = capture.about
-    span = capture.times[-1] if capture.times else 0.0
+    start = capture.times[0] if capture.times else 0.0
+    span = capture.times[-1] - start if capture.times else 0.0
     print(f"{args.file.name}: {len(capture.readings)} readings over {span:.1f} s, "
           f"{capture.size}x{capture.size} board, saved {about.get('saved', '?')}")
     if about.get("note"):
@@ -54,7 +55,7 @@ def run(args) -> int:
     replayed: list[str] = []
     for step in replay_capture(capture):
         if step.adopted and not args.quiet:
-            print(f"  {step.t:6.1f} s  the service's game changed here (an answer or a "
+            print(f"  {step.t - start:6.1f} s  the service's game changed here (an answer or a "
                   f"correction from the page): replay goes on from {step.adopted}")
         for decision in step.decisions:
             if isinstance(decision, Commit):
@@ -62,7 +63,7 @@ def run(args) -> int:
             elif isinstance(decision, Ask):
                 replayed.append(decision.candidates[0].ply.ptn() + "?")
             if not args.quiet:
-                print(f"  {step.t:6.1f} s  frame {step.index:4d}: "
+                print(f"  {step.t - start:6.1f} s  frame {step.index:4d}: "
                       f"{Event(step.index, step.t, decision).describe()}")
     print(f"the service recorded: {' '.join(capture.recorded) or '(no ply)'}")
     print(f"this replay:          {' '.join(replayed) or '(no ply)'}")

@@ -6,8 +6,8 @@ before, and the game the tracker judged it against. The camera pipeline keeps bo
 JPEG of the view once a second. `write_capture` saves the ring as one zip a user can send:
 
     readings.npz    the readings (`vision.readings_file`, the benchmark's format)
-    timeline.json   per reading its time (s) and the game's position (TPS), the tracker's gate
-                    setting, and the plies the service recorded during the window
+    timeline.json   per reading its time (the service's clock, s) and the game's position (TPS),
+                    the tracker's gate setting, and the plies the service recorded in the window
     game.ptn        the whole game as the service recorded it so far
     about.json      when, the user's note, the camera, the tracker's state
     frames/*.jpg    the camera's view, one frame a second over the last `FRAMES_KEPT` seconds
@@ -111,7 +111,9 @@ def write_capture(folder: Path, ring: CaptureRing, *, game_ptn: str, recorded: l
     save_readings(readings, moments[0].reading.size, [m.reading for m in moments], recorded,
                   f"takboard capture {path.name}")  # fmt: skip
     start = moments[0].t
-    timeline = {"times": [round(m.t - start, 3) for m in moments],
+    # the service's clock as the tracker had it (not rounded, not shifted: the replay gives the
+    # tracker the very same numbers, so a hold that ended on a frame ends on it again)
+    timeline = {"times": [m.t for m in moments],
                 "positions": [m.tps for m in moments], "hold_s": hold_s,
                 "recorded": recorded}  # fmt: skip
     partial = path.with_suffix(".part")
