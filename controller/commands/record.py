@@ -30,7 +30,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import CAP, WALL, Ply, Position
+from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking import (
     Ask,
     Commit,
@@ -96,6 +96,7 @@ class Recorder:
     result: str | None = None
     frames: int = 0
     last_t: float = 0.0  # the last frame's time
+    last_reading: object = None  # what the reader read of the last frame
     _taken: list[PlyNote] = field(default_factory=list)
     # squares whose stacks depend on an unsure ply nobody answered: square -> that ply's number
     _doubt: dict[str, int] = field(default_factory=dict)
@@ -112,6 +113,7 @@ class Recorder:
 
     def feed(self, frame: np.ndarray, t: float) -> list[Event]:
         reading = self.reader.read(frame)  # type: ignore[attr-defined]
+        self.last_reading = reading
         decisions = self.tracker.step(reading, t)
         out: list[Event] = []
         for decision in decisions:
@@ -307,6 +309,47 @@ class Recorder:
 # -- debug images --------------------------------------------------------------------------------
 
 
+class SetupReport:
+    """What the frames say about the installation, each said once: where the camera is
+    (`vision.mount`; again after a bump only if the advice changed) and, once the game has a lone
+    light flat, how far the light pieces stand out from the board (`vision.contrast`, against the
+    first clean frame, which shows the empty board a recording starts with)."""
+
+    def __init__(self, reader) -> None:
+        self.reader = reader
+        self._pose = self._advice = self._empty = None
+        self._contrast_said = False
+
+    def frame(self, frame: np.ndarray, reading, position: Position) -> list[str]:
+        from vision.contrast import contrast_advice, light_flat_contrast
+        from vision.mount import check_mount
+
+        lines = []
+        pose = getattr(self.reader, "pose", None)
+        if pose is not None and pose is not self._pose:
+            self._pose, mount = pose, check_mount(pose)
+            if self._advice is None or mount.advice != self._advice:
+                lines.append(mount.summary())
+                self._advice = mount.advice
+        if reading is None or not reading.clean or pose is None or self._contrast_said:
+            return lines
+        if self._empty is None:
+            self._empty = frame
+            return lines
+        lone = [sq for sq, stack in position.stacks().items()
+                if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
+        if lone:
+            try:
+                check = contrast_advice(lone[0], light_flat_contrast(frame, self._empty, pose,
+                                                                     lone[0]))  # fmt: skip
+            except ValueError:
+                return lines
+            self._contrast_said = True
+            lines.append(f"light pieces {check.delta_e:.0f} (delta E) from the board"
+                         + (": " + check.advice[0] if check.advice else " (good)"))  # fmt: skip
+        return lines
+
+
 class DebugWriter:
     """Writes the frames around each decision, with the evidence drawn on them.
 
@@ -499,7 +542,6 @@ def _run(args) -> int:
         raise RecordError(str(exc)) from exc
     total = len(getattr(source, "files", [])) or _video_frames(source_path)
 
-    from vision.mount import check_mount
     from vision.reader import BoardReader  # heavy (OpenCV models): only once the arguments are good
 
     journal = Journal(args.db) if args.db else None
@@ -522,7 +564,7 @@ def _run(args) -> int:
     show = (lambda done, note="": None) if args.quiet else progress_bar(total)
     index = 0
     note = ""
-    judged_pose = said_mount = None
+    setup = SetupReport(reader)
     with source:
         while True:
             ok, frame = source.read()
@@ -537,13 +579,8 @@ def _run(args) -> int:
                 note = event.describe()
                 if not isinstance(event.decision, Commit):
                     print(f"\n  frame {index} (t={event.t:.1f}s): {note}", file=sys.stderr)
-            if reader.pose is not None and reader.pose is not judged_pose:
-                # where the camera is (`vision.mount`): said once, and again after a bump only if
-                # the advice changed
-                judged_pose, mount = reader.pose, check_mount(reader.pose)
-                if said_mount is None or mount.advice != said_mount:
-                    print(f"\n  frame {index}: {mount.summary()}", file=sys.stderr)
-                    said_mount = mount.advice
+            for line in setup.frame(frame, recorder.last_reading, recorder.tracker.position):
+                print(f"\n  frame {index}: {line}", file=sys.stderr)
             index += 1
             show(index, note)
     for event in recorder.finish():  # a close call the last frames left open
