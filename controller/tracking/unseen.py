@@ -265,8 +265,13 @@ class Unseen:
         if not close:
             return []
         self._quiet = None
-        ask = Ask(tuple(Candidate(h.ply, h.cost + h.contradiction)
-                        for h in close[: cfg.max_candidates]),
+        # best first as weighed with what the reader contradicts, as every question is (fresh
+        # bench seed 1786, tilt 1.4: `e1<` and `e1+`, a light flat moved off a light stack onto
+        # a light one either way, were offered in the order of their cost alone, and `e1+`,
+        # which the reader contradicted more, was guessed)
+        weighed = sorted((Candidate(h.ply, h.cost + h.contradiction) for h in close),
+                         key=lambda c: c.cost)
+        ask = Ask(tuple(weighed[: cfg.max_candidates]),
                   "nothing happened, or this: the board barely changed")  # fmt: skip
         return self._ask(ask, (dict(stable.evidence), stable.appearance))
 

@@ -510,3 +510,12 @@ def test_a_piece_the_reader_never_sees_is_asked_about_where_the_look_changed():
     assert asked.uncertain and "the look of d1 changed" in asked.reason
     assert truth[10] in {asked.ply, *asked.alternatives}  # `Cd1`, among the placements on d1
     assert played[:10] == truth[:10] and played[11:] == truth[11:]  # and on from there as played
+
+
+def test_a_ply_close_to_nothing_is_offered_best_weighed_first():
+    # fresh bench seed 1786 (5x5, tilt 1.4): `e1<`, a light flat moved off a light stack onto a
+    # light one, changed heights only; asked as "nothing happened, or this" with `e1+` first,
+    # which the reader contradicted more: `e1+` was guessed. Now the question is ordered as
+    # every other is, by cost and contradiction, and the guess is right.
+    notes = replayed_exactly("seed1786-start.npz")  # the first 52 plies, all right
+    assert notes[50].uncertain and "the board barely changed" in notes[50].reason
