@@ -40,6 +40,10 @@ class StableReading:
     # a hand was over the board since the last stable window (a ply needs one; a change of light
     # or a nudge does not)
     after_hand: bool = False
+    # ... or, with no hand flagged, something moved: a nudge, or a hand the hand gate missed (one
+    # that only reaches the far edge: fresh bench seed 1881, tilt 40, a wall put on the far corner
+    # with two frames of motion and none of a hand)
+    after_motion: bool = False
     # mean appearance signature per square over the newest frames (None: the reader gives none)
     appearance: dict | None = None
 
@@ -53,6 +57,7 @@ class StabilityGate:
     _since: float | None = None
     _announced: bool = False
     _hand_seen: bool = False  # since the last stable window was announced
+    _motion_seen: bool = False  # likewise
     last_reason: str = ""
 
     def reset(self, reason: str) -> None:
@@ -65,6 +70,7 @@ class StabilityGate:
     def feed(self, reading, t: float) -> StableReading | None:
         """Take one frame's reading at time `t`; the stable evidence once it has held, else None."""
         self._hand_seen |= bool(reading.occluded)
+        self._motion_seen |= bool(getattr(reading, "moving", False))
         if not reading.board_found or not reading.squares:
             self.reset("board not found")
             return None
@@ -93,8 +99,9 @@ class StabilityGate:
             return None
         fresh = not self._announced
         after_hand = fresh and self._hand_seen
+        after_motion = fresh and self._motion_seen and not self._hand_seen
         if fresh:
-            self._hand_seen = False
+            self._hand_seen = self._motion_seen = False
         self._announced = True
         self.last_reason = "stable"
         return StableReading(
@@ -104,6 +111,7 @@ class StabilityGate:
             frames=len(self._window),
             fresh=fresh,
             after_hand=after_hand,
+            after_motion=after_motion,
             appearance=mean_signatures(self._looks),
         )
 

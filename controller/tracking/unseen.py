@@ -257,7 +257,11 @@ class Unseen:
         colour than the game expected, was taken for a takeback, and the game was lost from
         its 12th ply)."""
         cfg = self.config
-        if not stable.after_hand or self.state != "tracking":
+        # (after motion with no hand flagged too: a question costs a tap, a ply dropped a game;
+        # fresh bench seed 1881, the game's last wall on the far corner, "nothing happened"
+        # ahead by 0.005, was never asked. Not for a missed ply, `_quiet`: after a nudge, a piece
+        # of the wrong colour is an illegal board, not the sign of a ply unseen)
+        if not (stable.after_hand or stable.after_motion) or self.state != "tracking":
             return []
         close = [h for h in below[: cfg.max_considered]
                  if h.ply is not None and h.cost - best.cost < cfg.commit_margin

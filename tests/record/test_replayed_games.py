@@ -519,3 +519,12 @@ def test_a_ply_close_to_nothing_is_offered_best_weighed_first():
     # every other is, by cost and contradiction, and the guess is right.
     notes = replayed_exactly("seed1786-start.npz")  # the first 52 plies, all right
     assert notes[50].uncertain and "the board barely changed" in notes[50].reason
+
+
+def test_a_last_ply_made_with_motion_but_no_hand_seen_is_asked_about():
+    # fresh bench seed 1881 (6x6, tilt 40): the last ply, a wall on the far corner a6, was made
+    # with two frames of motion and none flagged as a hand; a6's look changed by 0.77, and
+    # "nothing happened" won by 0.005 on a board not taken as one after a hand, so the ply was
+    # never asked about and the game ended a ply short. Motion now counts as a hand seen.
+    notes = replayed_exactly("seed1881.npz")  # all 43
+    assert notes[-1].uncertain and "the board barely changed" in notes[-1].reason
