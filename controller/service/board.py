@@ -466,6 +466,10 @@ class BoardService:
             path, readings = await self.camera.save_capture(note=note, game_ptn=ptn, plies=plies)
         except ValueError as why:
             raise UnavailableError(str(why)) from None
+        except OSError as why:  # a full disk, a read-only data dir: say where, lose nothing
+            where = why.filename or self.settings.data_path / "captures"
+            raise UnavailableError(f"cannot write the bug report in {where}: "
+                                   f"{why.strerror or why}") from None  # fmt: skip
         log.info("bug report saved: %s (%d readings)", path, readings)
         return path, readings
 

@@ -92,3 +92,22 @@ def test_a_file_that_is_not_a_capture_is_a_clear_error(tmp_path, capsys):
         assert str(path) in str(error.value) and why in str(error.value)
         assert takboard(["capture", "replay", str(path)]) == 2
         assert "not a takboard capture" in capsys.readouterr().err
+
+
+def test_a_bug_report_that_cannot_be_written_says_where_and_why(tmp_path):
+    """The data dir's captures/ is a file (as a full or read-only disk would refuse it): a clear
+    error naming the place, and the game goes on."""
+    from controller.service.errors import UnavailableError
+
+    journal, _, table, settings = game_on_the_table(tmp_path, ["a1", "e5"])
+    (tmp_path / "captures").write_text("in the way")
+
+    async def scenario():
+        async with watched(settings, table, journal) as (board, camera, _seen):
+            await wait_for(lambda: len(camera.capture.moments) >= 3, 30, "a few readings")
+            with pytest.raises(UnavailableError, match="cannot write the bug report in") as err:
+                await board.save_capture("")
+            assert str(tmp_path / "captures") in str(err.value)
+            assert [p.ptn for p in board.session.plies()] == ["a1", "e5"]
+
+    asyncio.run(scenario())
