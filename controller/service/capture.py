@@ -158,9 +158,15 @@ def load_capture(path: Path) -> Capture:
     except (OSError, zipfile.BadZipFile, json.JSONDecodeError, KeyError, ValueError) as error:
         raise ValueError(f"{path}: not a takboard capture ({error})") from None
     times, positions = timeline.get("times", []), timeline.get("positions", [])
-    if not (len(times) == len(positions) == len(readings)):
+    if not (len(times) == len(positions) == len(readings)) or not readings:
         raise ValueError(f"{path}: not a takboard capture ({len(readings)} readings, "
                          f"{len(times)} times, {len(positions)} positions)")  # fmt: skip
+    for i, tps in enumerate(dict.fromkeys(positions)):  # (each position once)
+        try:
+            Position.from_tps(tps)
+        except (TypeError, ValueError) as bad:  # (TakError is a ValueError)
+            raise ValueError(f"{path}: position {i + 1} of the capture is not a TPS ({bad})"
+                             ) from None  # fmt: skip
     return Capture(size, readings, [float(t) for t in times], list(positions),
                    float(timeline.get("hold_s", TrackerConfig().hold_s)), recorded, about)
 

@@ -80,6 +80,20 @@ def test_the_ring_keeps_the_last_minute_of_one_board_size():
 
 
 def test_a_file_that_is_not_a_capture_is_a_clear_error(tmp_path, capsys):
+    import io
+    import json
+
+    from vision.readings_file import save_readings
+
+    readings = io.BytesIO()
+    save_readings(readings, 5, [BoardReading(5, board_found=True)], [], "test")
+    garbled = tmp_path / "garbled.zip"
+    with zipfile.ZipFile(garbled, "w") as z:
+        z.writestr("readings.npz", readings.getvalue())
+        z.writestr("timeline.json", json.dumps({"times": [0.0], "positions": ["x5/x5 1 1"]}))
+        z.writestr("about.json", "{}")
+    with pytest.raises(ValueError, match="position 1 of the capture is not a TPS"):
+        load_capture(garbled)
     text = tmp_path / "notes.zip"
     text.write_text("not a zip")
     part = tmp_path / "part.zip"
