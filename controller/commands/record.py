@@ -320,7 +320,10 @@ class SetupReport:
         self._pose = self._advice = self._empty = None
         self._contrast_said = False
 
-    def frame(self, frame: np.ndarray, reading, position: Position) -> list[str]:
+    def frame(self, frame: np.ndarray, reading, position: Position,
+              committed: bool = False) -> list[str]:  # fmt: skip
+        """What to say about this frame; `committed`: a ply was committed on it, so the board
+        shows `position` (a clean frame before the tracker catches up shows the next ply)."""
         from vision.contrast import contrast_advice, light_flat_contrast
         from vision.mount import check_mount
 
@@ -338,7 +341,7 @@ class SetupReport:
             return lines
         lone = [sq for sq, stack in position.stacks().items()
                 if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
-        if lone:
+        if lone and committed:
             try:
                 check = contrast_advice(lone[0], light_flat_contrast(frame, self._empty, pose,
                                                                      lone[0]))  # fmt: skip
@@ -575,11 +578,14 @@ def _run(args) -> int:
                 print(f"\ntakboard record: frame {index}: {error}; skipped", file=sys.stderr)
                 index += 1
                 continue
-            for event in recorder.feed(frame, index / args.fps):
+            events = recorder.feed(frame, index / args.fps)
+            for event in events:
                 note = event.describe()
                 if not isinstance(event.decision, Commit):
                     print(f"\n  frame {index} (t={event.t:.1f}s): {note}", file=sys.stderr)
-            for line in setup.frame(frame, recorder.last_reading, recorder.tracker.position):
+            committed = any(isinstance(e.decision, Commit) for e in events)
+            for line in setup.frame(frame, recorder.last_reading, recorder.tracker.position,
+                                    committed):  # fmt: skip
                 print(f"\n  frame {index}: {line}", file=sys.stderr)
             index += 1
             show(index, note)

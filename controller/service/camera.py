@@ -522,8 +522,6 @@ class CameraPipeline:
             self.capture.add(now, reading, session.position.tps())
             if self.capture.wants_jpeg(now):
                 self.capture.add_jpeg(now, frame)
-            if self._contrast is None and reading.clean:
-                self._contrast = self._contrast_check(frame, session.position)
             if self._resync or self.tracker is None:
                 self.tracker = Tracker(session.position.copy(stack=True), self.tracker_config,
                                        resume=self._resuming)
@@ -537,6 +535,12 @@ class CameraPipeline:
             if self._resync or tracker is not self.tracker:
                 break  # the game changed while the frame was being judged: judge the next one
             await self._apply(decision)
+        if self._contrast is None and any(isinstance(d, Commit) for d in decisions):
+            # (on the board a ply was committed on: one that shows the game's position; a clean
+            # frame before the tracker has caught up shows the next ply already)
+            async with board.lock:
+                if session.position is not None:
+                    self._contrast = self._contrast_check(frame, session.position)
 
     def _step(self, tracker: Tracker, reading, now: float) -> list:
         with self._tracker_lock:

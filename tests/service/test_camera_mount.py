@@ -68,3 +68,30 @@ def test_light_pieces_close_to_the_board_colour_are_reported_once_a_light_flat_i
     assert check["square"] == "c3" and check["delta_e"] < 20
     assert "close to the board's colour" in check["advice"][0]
     assert any("piece contrast" in r.getMessage() for r in caplog.records)
+
+
+def test_the_contrast_is_measured_on_the_board_the_light_flat_was_committed_on(tmp_path):
+    """The next ply made at once (the light flat moved on before the camera's tracker caught
+    up) must not be measured as the bare square it left: 0, where the flat stands out by 28."""
+    import asyncio
+
+    from tests.service.table import game_on_the_table, watched
+
+    journal, _, table, settings = game_on_the_table(tmp_path, [])
+
+    async def scenario():
+        async with watched(settings, table, journal) as (board, camera, _seen):
+            def recorded() -> list[str]:
+                return [p.ptn for p in board.session.plies()]
+
+            await wait_for(lambda: board.health_report()["tracker"] == "tracking", 30, "tracking")
+            table.place("b1", 1)
+            await wait_for(lambda: len(recorded()) == 1, 30, "b1")
+            table.place("c3", 0)
+            await wait_for(lambda: len(recorded()) == 2, 30, "c3")
+            table.spread("c3", ">", [1])  # at once
+            await wait_for(lambda: len(recorded()) == 3, 30, "c3>")
+            return camera.overlay().get("contrast")
+
+    contrast = asyncio.run(scenario())
+    assert contrast["square"] == "c3" and contrast["delta_e"] > 15, contrast
