@@ -38,9 +38,8 @@ from controller.tracking import Decision, Tracker, TrackerConfig
 
 CAPTURE_SECONDS = 60.0  # the readings kept: a minute covers a few plies and the lead-up to them
 FRAME_EVERY_S = 1.0
-FRAMES_KEPT = 15  # JPEGs (about 60 KB each at 960 px wide): enough to see what the hands did
+FRAMES_KEPT = 15  # JPEGs (about 50 KB each at 960 px wide): enough to see what the hands did
 JPEG_WIDTH = 960
-NOTE_MAX = 500  # characters
 NAME = re.compile(r"^capture-\d{8}-\d{6}(-\d+)?\.zip$")
 
 
