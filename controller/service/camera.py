@@ -359,6 +359,7 @@ class CameraPipeline:
             self._want_reference = True
             self._resuming = False
             self._contrast = None  # measured again on the new game's first light flat
+            self.capture = CaptureRing()  # a bug report holds one game
         if resumed:
             self._resuming = True
 
