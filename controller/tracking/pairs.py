@@ -19,7 +19,7 @@ from controller.tracking.by_change import (
     touching_pairs,
     unseen_pieces,
 )
-from controller.tracking.change import darkened, light_only
+from controller.tracking.change import SHADOWED, darkened, light_only
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
@@ -39,8 +39,6 @@ PHANTOM_DOUBT = 1.0
 # ... and a piece read beside a wall or capstone just placed, this surely or less (p occupied),
 # is more likely the standing piece's own image than a reply (`_pair_instead`)
 PHANTOM_OCCUPIED = 0.75
-# `change.light_only` at least this: a square's change is a shadow's (`_reply_in_shadow`)
-SHADOW_LIGHT_ONLY = 0.5
 
 
 class TwoPlies:
@@ -336,7 +334,7 @@ class TwoPlies:
         beside = set(neighbours(ply.square, self.position.size))
         grey = light_only(appearance, self._looks)
         darker = darkened(appearance, self._looks)
-        return all(sq in beside and grey.get(sq, 0.0) >= SHADOW_LIGHT_ONLY
+        return all(sq in beside and grey.get(sq, 0.0) >= SHADOWED
                    and darker.get(sq, 0.0) > 0 for sq in squares)  # fmt: skip
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:

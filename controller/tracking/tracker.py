@@ -48,6 +48,7 @@ from controller.tracking.by_change import (
     neighbours,
 )
 from controller.tracking.change import (
+    SHADOWED,
     board_noise,
     changes,
     darkened,
@@ -452,18 +453,20 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             # a piece come or go there and the look changed well above this board's noise, that
             # is a change (fresh bench seed 1498, tilt 4.5: a light flat came to b4 by 0.17 and
             # left it by 0.15, the noise 0.035). (A phantom the reader starts seeing on an
-            # untouched square is not.)
+            # untouched square is not, nor one the reader loses in a shadow: `_lost_in_shadow`.)
             floor = board_noise(self.changes)
             looked = dict(p)
+            self._light_only = light_only(stable.appearance, self._looks)  # type: ignore[arg-type]
+            self._darkened = darkened(stable.appearance, self._looks)  # type: ignore[arg-type]
             for sq in flipped_squares(evidence, self._accepted or {}):
                 change = self.changes.get(sq, 0.0)
+                if self._lost_in_shadow(sq, evidence):
+                    continue
                 if change >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor) or (
                     change >= STOOD_UP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
                 ):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
-            self._light_only = light_only(stable.appearance, self._looks)  # type: ignore[arg-type]
-            self._darkened = darkened(stable.appearance, self._looks)  # type: ignore[arg-type]
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
@@ -720,6 +723,19 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             self._accepted, self._looks = matched
         evaluation.decisions = out
         return out
+
+    def _lost_in_shadow(self, square: str, evidence) -> bool:
+        """Did the reader stop seeing the piece it saw on `square` while the square's look only
+        darkened, by the light alone (a shadow fell on it)? Then its flip to empty is not the
+        sign of a piece gone that it would be with the look changed otherwise (fresh bench
+        seed 1986, 6x6, tilt 31: a light flat placed on f6 shadowed the light flat on f5, read
+        there at 0.96 and now empty at 0.83, its look darker by a grey 0.37; the flip made f5
+        count as changed, and `f5+` was committed for `f6` without a mark). The ply is still
+        judged by the rest: here asked about, with `f6`."""
+        then = (self._accepted or {}).get(square)
+        went = then is not None and then.p_occupied >= 0.5 > evidence[square].p_occupied
+        return (went and self._light_only.get(square, 0.0) >= SHADOWED
+                and self._darkened.get(square, 0.0) > 0.0)
 
     def _placed_tall(self, ply: Ply | None, evidence) -> bool:
         """Is `ply` a placement on a square the reader surely reads two or more pieces high? A

@@ -528,3 +528,15 @@ def test_a_last_ply_made_with_motion_but_no_hand_seen_is_asked_about():
     # never asked about and the game ended a ply short. Motion now counts as a hand seen.
     notes = replayed_exactly("seed1881.npz")  # all 43
     assert notes[-1].uncertain and "the board barely changed" in notes[-1].reason
+
+
+def test_a_piece_the_reader_loses_in_a_shadow_is_not_taken_for_a_piece_gone():
+    # fresh bench seed 1986 (6x6, tilt 31): a light flat placed on f6 shadowed the light flat on
+    # f5, which the reader had read there at 0.96 and now read empty, f5's look only darker by a
+    # grey 0.37; the reader's flip made f5 count as surely changed and `f5+` was committed for
+    # `f6` without a mark. Now the flip is not taken for a change, and the ply is asked about.
+    recorder, truth = replay("seed1986-start.npz")
+    played = [note.ply for note in recorder.notes]
+    assert played[:38] == truth[:38]
+    asked = recorder.notes[38]
+    assert asked.uncertain and truth[38] in {asked.ply, *asked.alternatives}  # `f6`
