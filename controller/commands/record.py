@@ -30,7 +30,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
+from controller.tak import CAP, WALL, Ply, Position
 from controller.tracking import (
     Ask,
     Commit,
@@ -324,7 +324,7 @@ class SetupReport:
               committed: bool = False) -> list[str]:  # fmt: skip
         """What to say about this frame; `committed`: a ply was committed on it, so the board
         shows `position` (a clean frame before the tracker catches up shows the next ply)."""
-        from vision.contrast import contrast_advice, light_flat_contrast
+        from controller.service.camera import light_piece_contrast
         from vision.mount import check_mount
 
         lines = []
@@ -339,14 +339,8 @@ class SetupReport:
         if self._empty is None:
             self._empty = frame
             return lines
-        lone = [sq for sq, stack in position.stacks().items()
-                if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
-        if lone and committed:
-            try:
-                check = contrast_advice(lone[0], light_flat_contrast(frame, self._empty, pose,
-                                                                     lone[0]))  # fmt: skip
-            except ValueError:
-                return lines
+        check = light_piece_contrast(frame, self._empty, pose, position) if committed else None
+        if check is not None:
             self._contrast_said = True
             lines.append(f"light pieces {check.delta_e:.0f} (delta E) from the board"
                          + (": " + check.advice[0] if check.advice else " (good)"))  # fmt: skip

@@ -56,6 +56,8 @@ class CameraPort(Protocol):
     def overlay(self) -> dict[str, Any]: ...
     def calibrate(self, corners: list[tuple[float, float]]) -> None: ...
     def resync(self, *, new_game: bool = False, resumed: bool = False) -> None: ...
+    async def save_capture(self, *, note: str, game_ptn: str,
+                           plies: list[str]) -> tuple[Path, int]: ...  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -455,7 +457,7 @@ class BoardService:
     async def save_capture(self, note: str = "") -> tuple[Path, int]:
         """A bug report: the camera's last minute of readings and views, the game's position
         through it and the game's PTN, in one file (`capture.py`) -> (its path, readings in it)."""
-        if self.camera is None or not hasattr(self.camera, "save_capture"):
+        if self.camera is None:
             raise UnavailableError("no camera on this board: there is nothing to capture")
         async with self.lock:
             game_id = self.session.game_id

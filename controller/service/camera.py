@@ -203,6 +203,23 @@ def open_frame_source(settings: Settings, table: VirtualBoard | None,
     return open_real
 
 
+def light_piece_contrast(frame: np.ndarray, empty: np.ndarray, pose, position):
+    """How far the light pieces stand out from the board, measured on the first lone light flat
+    of `position` that `frame` shows (`vision.contrast`, against `empty`, the bare board, same
+    camera) -> a `ContrastCheck`, or None when there is no such flat or it is out of view. The
+    service and the offline recorder both say it (`CameraPipeline`, `record.SetupReport`)."""
+    from vision.contrast import contrast_advice, light_flat_contrast
+
+    lone = [sq for sq, stack in position.stacks().items()
+            if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
+    if not lone:
+        return None
+    try:
+        return contrast_advice(lone[0], light_flat_contrast(frame, empty, pose, lone[0]))
+    except ValueError:
+        return None
+
+
 # --------------------------------------------------------------------------------------------------
 class CameraPipeline:
     def __init__(self, open_source: Callable[[], Any], *, settings: Settings, clock,
@@ -631,22 +648,14 @@ class CameraPipeline:
 
     def _contrast_check(self, frame: np.ndarray, position) -> dict[str, Any] | None:
         """How far the game's first lone light flat stands out from the bare board under it
-        (`vision.contrast`), once per game; what to do about a low contrast is logged once.
+        (`light_piece_contrast`), once per game; what to do about a low contrast is logged once.
         None until there is such a flat, a picture of the bare board and a board found."""
-        from vision.contrast import contrast_advice, light_flat_contrast
-
         pose = getattr(self.reader, "pose", None)
         if pose is None or self.reference is None or self.reference.shape != frame.shape:
             return None
-        lone = [sq for sq, stack in position.stacks().items()
-                if len(stack) == 1 and stack[0] == (WHITE, FLAT)]  # fmt: skip
-        if not lone:
+        check = light_piece_contrast(frame, self.reference, pose, position)
+        if check is None:
             return None
-        try:
-            delta_e = light_flat_contrast(frame, self.reference, pose, lone[0])
-        except ValueError:
-            return None
-        check = contrast_advice(lone[0], delta_e)
         if check.advice:
             log.warning("piece contrast: %s", check.advice[0])
         return check.as_dict()

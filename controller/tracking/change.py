@@ -98,8 +98,9 @@ LIGHT_ONLY_UNTIL = 0.6  # and from this on, not light alone
 # each channel, a change of 7. Light and dark pieces may differ in brightness alone, and a piece
 # placed on wood or a top changing colour changes its square by 5-20: beyond 7, not a shadow.
 LIGHT_ONLY_MAX = 7.0
-# `light_only` at least this: a square's change is taken for a shadow's (a reply read in a standing
-# piece's shadow, `pairs._reply_in_shadow`; a piece the reader lost in one, `_lost_in_shadow`)
+# `light_only` at least this: a square's change is taken for a shadow's (a shadow moved with a
+# stack, `_shade_moved`; a reply read in a standing piece's shadow, `_reply_in_shadow`; a piece
+# the reader lost in one, `_lost_in_shadow`), below it for a colour's (`_unseen_after_hand`)
 SHADOWED = 0.5
 
 

@@ -19,7 +19,6 @@ from controller.tracking.by_change import (
     touching_pairs,
     unseen_pieces,
 )
-from controller.tracking.change import SHADOWED, darkened, light_only
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
@@ -263,7 +262,7 @@ class TwoPlies:
         seen_first = held is not None and pairs[0].ply == held
         if not seen_first and (self._beside_raised(best.ply, left)
                                or self._beside_standing(best.ply, left, evidence)
-                               or self._reply_in_shadow(best.ply, pairs[0], left, appearance)):
+                               or self._reply_in_shadow(best.ply, pairs[0], left)):
             # the changes the ply leaves are where a stack it raised shows phantoms: the ply
             # alone first (fresh bench seed 716: `2c2-` onto c1, four high, with a dark flat
             # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for
@@ -312,8 +311,7 @@ class TwoPlies:
             for sq in squares
         )
 
-    def _reply_in_shadow(self, ply: Ply, pair: Candidate, squares: list[str],
-                         appearance) -> bool:
+    def _reply_in_shadow(self, ply: Ply, pair: Candidate, squares: list[str]) -> bool:
         """Is `pair` `ply` (a wall or capstone placed) or another kind on its square, then a
         piece placed on one of `squares`, each of them beside `ply`'s square and changed as a
         shadow changes a square: darker, by the light alone (`change.light_only`)? A standing
@@ -323,19 +321,14 @@ class TwoPlies:
         and the game was out of sync for the next 38 plies, with a silent error). A dark flat
         placed on the wood darkens its square by the light alone too, one placement in ten on
         the bench, so this only orders the question: the ply alone first."""
-        if not ply.is_placement or ply.stone == FLAT or not squares or appearance is None:
+        if not ply.is_placement or ply.stone == FLAT or not squares:
             return False
         first, reply = pair.ply, pair.then
         if not (first.is_placement and first.square == ply.square and reply is not None
                 and reply.is_placement and reply.square in squares):  # fmt: skip
             return False
-        if self._looks is None:
-            return False
         beside = set(neighbours(ply.square, self.position.size))
-        grey = light_only(appearance, self._looks)
-        darker = darkened(appearance, self._looks)
-        return all(sq in beside and grey.get(sq, 0.0) >= SHADOWED
-                   and darker.get(sq, 0.0) > 0 for sq in squares)  # fmt: skip
+        return all(sq in beside and self._shadow_fell(sq) for sq in squares)
 
     def _pair_shown_by_board(self, evidence, p, appearance) -> list[Decision]:
         """As `_shown_by_board`, for two plies at once: no pair fits by what changed, but the

@@ -734,7 +734,13 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         judged by the rest: here asked about, with `f6`."""
         then = (self._accepted or {}).get(square)
         went = then is not None and then.p_occupied >= 0.5 > evidence[square].p_occupied
-        return (went and self._light_only.get(square, 0.0) >= SHADOWED
+        return went and self._shadow_fell(square)
+
+    def _shadow_fell(self, square: str) -> bool:
+        """Did `square`'s look, since the board last matched, only darken by the light alone,
+        as a shadow falling on it darkens it? (`change.light_only`, `change.darkened`, both of
+        the last evaluation.)"""
+        return (self._light_only.get(square, 0.0) >= SHADOWED
                 and self._darkened.get(square, 0.0) > 0.0)
 
     def _placed_tall(self, ply: Ply | None, evidence) -> bool:

@@ -17,7 +17,7 @@ from controller.tracking.by_change import (
     neighbours,
     stands_out,
 )
-from controller.tracking.change import UNCHANGED_BELOW, board_noise, p_changed
+from controller.tracking.change import SHADOWED, UNCHANGED_BELOW, board_noise, p_changed
 from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import FLIP_OVER_NOISE
 from controller.tracking.gate import StableReading
@@ -232,7 +232,7 @@ class Unseen:
             sq for sq, change in self.changes.items()
             if not position.stack(sq) and evidence[sq].p_occupied < 0.5
             and change >= max(UNSEEN_CHANGE, UNSEEN_OVER_NOISE * floor)
-            and self._light_only.get(sq, 0.0) < 0.5
+            and self._light_only.get(sq, 0.0) < SHADOWED
         ]  # fmt: skip
         if len(squares) != 1:  # (more than one: a hand's shadow or a knock, not one piece)
             return []
@@ -384,7 +384,7 @@ class Unseen:
         """Did `square` change by the light alone, next to a square whose look surely changed
         (the shadow of a stack moved there)? A light flat on wood of its colour changes mostly
         the brightness too, but alone (fresh bench seed 811: b1, 2.72, read empty)."""
-        if self._light_only.get(square, 0.0) < 0.5:
+        if self._light_only.get(square, 0.0) < SHADOWED:
             return False
         return any(p_changed(self.changes.get(n, 0.0)) >= SURELY_CHANGED
                    for n in neighbours(square, self.position.size))  # fmt: skip
