@@ -425,7 +425,7 @@ class ChangeJudge:
                 # front of it, where the camera saw it before: a5 changed by 0.61, the reader
                 # turned from a dark flat to a wall; seed 1481 (tilt 37), a dark flat placed on
                 # b1 changed it by 0.6 (4.7 times the noise), read occupied at 0.44
-                changed = 1.0 - (1.0 - hint) * (1.0 - self._turned(sq, old, new))
+                changed = 1.0 - (1.0 - hint) * (1.0 - self.turned(sq, old, new))
             structure += W_ALTERED * visible * (1.0 - changed)
             ev = self.evidence.get(sq)
             gain = square_cost(new, ev) - square_cost(old, ev)
@@ -488,7 +488,7 @@ class ChangeJudge:
         then = self.accepted.get(square)
         return then is not None and (then.p_occupied < 0.5) == bool(stack)
 
-    def _turned(self, square: str, old: Stack, new: Stack) -> float:
+    def turned(self, square: str, old: Stack, new: Stack) -> float:
         """How surely (0..1) the reader turned from `old` on `square` to `new` since the board
         last matched: toward what the hypothesis leaves, or away from what was there, whichever
         says more. A square read doubtfully before gains little toward the new (fresh bench seed

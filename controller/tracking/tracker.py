@@ -49,6 +49,7 @@ from controller.tracking.by_change import (
 )
 from controller.tracking.change import (
     SHADOWED,
+    UNCHANGED_BELOW,
     board_noise,
     changes,
     darkened,
@@ -475,6 +476,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             ]
         else:
             self.changes, self._faint = {}, {}
+            judge = None
             ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
         self.last = evaluation
@@ -660,7 +662,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             # c2 by 1.0; `c3-` was guessed, and 25 plies later a revision of it was preferred
             # to one of a later call that was 0.45 dearer, and wrong)
             weighed = sorted((h.cost + ASK_CONTRADICTED * h.contradiction
-                              + self._faint_left(h, alike), i)
+                              + self._faint_left(h, alike, judge), i)
                              for i, h in enumerate(alike))  # fmt: skip
             return Ask(tuple(Candidate(alike[i].ply, score)
                              for score, i in weighed)[: cfg.max_candidates])  # fmt: skip
@@ -770,22 +772,55 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             return False
         return any(p.get(n, 0.0) >= SURELY_CHANGED for n in neighbours(square, self.position.size))
 
-    def _faint_left(self, h: Hypothesis, rivals: list[Hypothesis]) -> float:
+    def _faint_left(self, h: Hypothesis, rivals: list[Hypothesis],
+                    judge: ChangeJudge | None) -> float:
         """How much faint change (`change.p_faint`) `h` leaves unexplained on squares a rival
-        alters: what orders the candidates of a question beyond their costs. In the cost, a
-        square's change below `UNCHANGED_BELOW` is credited to a ply that alters it out of sight
-        (a flat moved off a stack of its colour) but charged to none that leaves it alone (it
-        may be noise, or a placed piece's edge): so a placement beside such a stack came first
-        whatever the stack's square showed. On the stored readings of 19 bench games, of 34
-        questions between a placement and a spread onto its square, the spread was played in
+        alters: what orders the candidates of a question beyond their costs. In the
+        cost, a square's change below `UNCHANGED_BELOW` is credited to a ply that alters it out of
+        sight (a flat moved off a stack of its colour) but charged to none that leaves it alone
+        (it may be noise, or a placed piece's edge): so a placement beside such a stack came
+        first whatever the stack's square showed. On the stored readings of 19 bench games, of
+        34 questions between a placement and a spread onto its square, the spread was played in
         each of the 9 where its source changed by 0.24 or more above the board's noise, and the
         placement in the others but one (seed 46: 0.21). Before, 4 of those 9 were guessed the
-        placement (seeds 13, 118, 224, 501). Only the order: what is asked stays the same."""
-        size = self.position.size
-        mine = set(h.ply.squares(size)) if h.ply is not None else set()
-        theirs = {sq for r in rivals if r is not h and r.ply is not None
-                  for sq in r.ply.squares(size)}  # fmt: skip
-        return sum(W_UNALTERED * self._faint.get(sq, 0.0) for sq in theirs - mine)
+        placement (seeds 13, 118, 224, 501). Only the order: what is asked stays the same.
+
+        A square a rival alters in sight (it empties it, or turns its top's colour) with a
+        change below `UNCHANGED_BELOW` counts only as far as the reader turned there as the
+        rival would have it (`ChangeJudge.turned`): too faint a change for what the rival
+        does, with the reader still reading what was there, tells against the rival, not for
+        it (fresh bench seeds 2001 and 2018, both 4x4: a wall placed on c3 changed c4 behind it
+        by 0.69, a flat placed on c4 changed c5 by 0.66, each about 16 times the board's noise;
+        `c4-` and `c5-`, which would have left c4 and c5 bare, were asked first, the reader
+        reading their flats still there at 1.00). But a piece the reader saw only doubtfully
+        may leave with as faint a change, the reader then reading the square empty (fresh bench
+        seed 1560: a dark flat moved off b4, read there at 0.58, its look changing by 0.35)."""
+        if judge is None:  # (not judged by change: no faint changes)
+            return 0.0
+        position = self.position
+        mine = set(h.ply.squares(position.size)) if h.ply is not None else set()
+        weight: dict[str, float] = {}
+        for rival in rivals:
+            if rival is h or rival.ply is None:
+                continue
+            for sq, (old, new) in self._alters(rival.ply).items():
+                if sq in mine:
+                    continue
+                hidden = bool(old) and bool(new) and old[-1][0] == new[-1][0]
+                w = (1.0 if hidden or self.changes.get(sq, 0.0) >= UNCHANGED_BELOW
+                     else judge.turned(sq, old, new))  # fmt: skip
+                weight[sq] = max(weight.get(sq, 0.0), w)
+        return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
+
+    def _alters(self, ply: Ply) -> dict[str, tuple[tuple, tuple]]:
+        """The squares `ply` alters from the current position: (stack before, stack after)."""
+        position = self.position
+        before = {sq: position.stack(sq) for sq in ply.squares(position.size)}
+        position.push(ply)
+        try:
+            return {sq: (old, position.stack(sq)) for sq, old in before.items()}
+        finally:
+            position.pop()
 
     def _judge(self, position: Position, evidence, p, changed) -> ChangeJudge:
         """A judge of `position` against the board of the last evaluation, by its changes."""
