@@ -44,11 +44,11 @@ def test_a_game_replayed_from_its_saved_readings_is_recorded_as_the_benchmark_re
 
 
 def test_a_replay_run_lists_the_games_whose_figures_changed_since_an_earlier_run(tmp_path):
-    game = GAMES / "seed1498-start.npz"  # 16 plies, one asked about and wrong
+    game = GAMES / "seed1565-start.npz"  # 21 plies, one asked about and wrong
     first = run("bench/replay.py", str(game), "--all", "--json", str(tmp_path / "before.json"))
     assert first.returncode == 0, first.stderr
-    assert "seed1498-start.npz" in first.stdout and "15/16" in first.stdout
-    summary = "replayed 1 games, 16 plies: 15 exact (93.75 %), 0 games perfect, 0 silent"
+    assert "seed1565-start.npz" in first.stdout and "20/21" in first.stdout
+    summary = "replayed 1 games, 21 plies: 20 exact (95.24 %), 0 games perfect, 0 silent"
     assert summary in first.stdout
 
     same = run("bench/replay.py", str(game), "--against", str(tmp_path / "before.json"))
@@ -56,15 +56,15 @@ def test_a_replay_run_lists_the_games_whose_figures_changed_since_an_earlier_run
 
     # the same readings with the true plies one shorter: the figures differ, and it is listed
     size, readings, plies = load_readings(game)
-    save_readings(tmp_path / "seed1498-start.npz", size, readings, plies[:-1], "test")
+    save_readings(tmp_path / "seed1565-start.npz", size, readings, plies[:-1], "test")
     before = json.loads((tmp_path / "before.json").read_text())
-    before["games"] = {str(tmp_path / "seed1498-start.npz"): g for g in before["games"].values()}
+    before["games"] = {str(tmp_path / "seed1565-start.npz"): g for g in before["games"].values()}
     (tmp_path / "before.json").write_text(json.dumps(before))
-    changed = run("bench/replay.py", str(tmp_path / "seed1498-start.npz"),
+    changed = run("bench/replay.py", str(tmp_path / "seed1565-start.npz"),
                   "--against", str(tmp_path / "before.json"))  # fmt: skip
     assert changed.returncode == 0, changed.stderr
     assert "1 of 1 games changed" in changed.stdout
-    assert "(15, 0, 2, 16) -> (14, 1, 2, 16)" in changed.stdout  # the 16th ply: one too many
+    assert "(20, 0, 4, 21) -> (19, 0, 4, 21)" in changed.stdout  # the 21st ply: one too many
 
 
 def test_replay_says_what_is_wrong_with_a_path_or_a_file(tmp_path):
