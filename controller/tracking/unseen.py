@@ -19,7 +19,7 @@ from controller.tracking.by_change import (
 )
 from controller.tracking.change import SHADOWED, UNCHANGED_BELOW, board_noise, p_changed
 from controller.tracking.decisions import Ask, Candidate, Decision
-from controller.tracking.evidence import FLIP_OVER_NOISE
+from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE
 from controller.tracking.gate import StableReading
 from controller.tracking.scoring import wrong_squares
 
@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # (tracker.py imports this module)
 # been missed (`_missed`): seed 22's light flat changed its square by 0.99; an empty square
 # next to seed 41's hand changed by 0.36 and ranked above the ply that was played.
 MISSED_FLAT_CHANGE = 0.5
+# ... or from `FLIP_MIN_CHANGE` and `FLIP_OVER_NOISE` times the board's noise where the reader's
+# occupancy rose by this much: a piece it half saw
+HALF_SEEN_RISE = 0.2
 # ... and a wall or capstone placed there is offered too, this much dearer than the flat: the
 # reader's commonest miss is a light flat on light wood, but a light wall can go unseen as well
 # (fresh bench seed 1565, tilt 19: `Sf4`, read empty at 0.87, was asked about as `f4` alone)
@@ -141,8 +144,21 @@ class Unseen:
         # against 0.1 elsewhere, read empty at 0.92)
         noise = board_noise(quiet_changes)
         faint = max(MISSED_FLAT_CHANGE, FLIP_OVER_NOISE * noise)
+        # ... or less, where the reader half saw a piece come (fresh bench seed 2085, 4x4, tilt
+        # 29: the second ply's light flat on c3 changed it by 0.2, six times the board's noise,
+        # and was read occupied at 0.29, from 0.001; the third ply was taken for the second, and
+        # the game went out of sync at its fifth, 28 of 30 plies lost)
+        half_seen = max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * noise)
+
+        def shows(square: str) -> bool:
+            change = quiet_changes.get(square, 0.0)
+            now, then = quiet_evidence.get(square), quiet_before.get(square)
+            rose = (now.p_occupied - then.p_occupied
+                    if now is not None and then is not None else 0.0)  # fmt: skip
+            return change >= faint or (change >= half_seen and rose >= HALF_SEEN_RISE)
+
         for ply in list(position.legal_plies):
-            if ply.is_placement and quiet_changes.get(ply.square, 0.0) < faint:
+            if ply.is_placement and not shows(ply.square):
                 continue
             touched = ply.squares(position.size)
             played = position.push(ply)

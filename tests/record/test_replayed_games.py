@@ -562,3 +562,13 @@ def test_a_wall_the_reader_never_sees_where_the_look_darkened_as_under_a_shadow_
     for ply in (16, 18):
         asked = notes[ply - 1]
         assert asked.uncertain and "reader sees no piece" in asked.reason
+
+
+def test_a_placement_the_reader_half_saw_is_found_when_the_next_ply_was_taken_for_it():
+    # fresh bench seed 2085 (4x4, tilt 29): the second ply's light flat on c3 changed c3 by only
+    # 0.2 (six times the board's noise) and was read occupied at 0.29, from 0.001; the third
+    # ply, `d4`, was taken for the second, black's `d3` then fitted nothing, the pair "d3 then
+    # d3+" was guessed in place of `d4`, and the game went out of sync at its fifth ply (28 of
+    # 30 plies lost). Now c3 is the ply before `d4` that was not seen.
+    notes = replayed_exactly("seed2085-start.npz")  # the first 7 plies
+    assert notes[1].uncertain and "a ply before it was not seen, c3 then d4" in notes[1].reason
