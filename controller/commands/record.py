@@ -33,6 +33,7 @@ from controller.store import Journal, PlyNote, game_ptn, unsure_comment
 from controller.tak import CAP, WALL, Ply, Position
 from controller.tracking import (
     Ask,
+    Candidate,
     Commit,
     Decision,
     Desync,
@@ -164,7 +165,7 @@ class Recorder:
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
-            heights, walls = self._doubts_of([c.ply for c in decision.candidates])
+            heights, walls = self._doubts_of(list(decision.candidates))
             follows = self.tracker.accept(best.ply, guess=True, then=best.then)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
                 self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
@@ -207,21 +208,29 @@ class Recorder:
                 self.journal.undo_plies(self.game_id, decision.n)
         return events
 
-    def _doubts_of(self, candidates: list[Ply]) -> tuple[dict[str, int], dict[str, int]]:
-        """An unsure ply, about to be recorded as the first of `candidates`: the squares where
-        the others would leave stacks of other heights (a later ply's PTN depends on how many
-        pieces it carries), and those where one would leave a wall on top and another not (a
-        capstone moved onto it later is written with `*` or without); each -> the ply's number."""
+    def _doubts_of(self, candidates: list[Candidate]) -> tuple[dict[str, int], dict[str, int]]:
+        """An unsure ply, about to be recorded as the first of `candidates` (each a ply, or two
+        plies at once: its reply played too): the squares where the others would leave stacks
+        of other heights (a later ply's PTN depends on how many pieces it carries), and those
+        where one would leave a wall on top and another not (a capstone moved onto it later is
+        written with `*` or without); each -> the ply's number. (Fresh bench seed 2172, from
+        straight above: "c3 then 2c1+11" guessed for a wall placed elsewhere, `Sc3` the other
+        candidate; c3 two high or one, and `2c3<` five plies later recorded without a mark.)"""
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
-        for ply in candidates:
-            touched = ply.squares(self.size)
-            position.push(ply)
+        for candidate in candidates:
+            plies = [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
+            touched = {sq for ply in plies for sq in ply.squares(self.size)}
+            played = 0
             try:
+                for ply in plies:
+                    position.push(ply)
+                    played += 1
                 outcomes.append({sq: position.stack(sq) for sq in touched})
             finally:
-                position.pop()
+                for _ in range(played):
+                    position.pop()
         chosen, *others = outcomes
         heights: dict[str, int] = {}
         walls: dict[str, int] = {}

@@ -302,6 +302,33 @@ def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
         "unsure (carries pieces from b1, which depends on unsure ply 5)"]
 
 
+def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_too():
+    # two plies at once, guessed: "c2 then a1>" or "c2 then a1+" leaves b1 two high or one.
+    # Only the pairs' first plies were compared (the same c2), so no square was in doubt, and a
+    # later spread off b1 was written unmarked (fresh bench seed 2169: `2c5-` after "c5< then
+    # c5", the pair guessed for `c5<` alone). The replies count too.
+    recorder = Recorder(5, reader=None)
+    position = recorder.tracker.position
+
+    def commit(text: str) -> None:
+        ply = position.play(text)
+        recorder._apply(Event(0, 0.0, Commit(ply, 1.0, position.ply_count)))
+
+    for text in ("a1", "e5", "b1", "d4"):
+        commit(text)
+    pairs = (Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("a1>")),
+             Candidate(Ply.from_ptn("c2"), 0.5, then=Ply.from_ptn("a1+")))  # fmt: skip
+    recorder._apply(Event(0, 0.0, Ask(pairs, "two plies at once: c2 then a1>")))
+    commit("d3")
+    commit("2b1>")
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "b1", "d4", "c2", "a1>", "d3",
+                                                 "2b1>"]  # fmt: skip
+    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "", "?"]
+    assert game.moves[-1].comments_after == [
+        "unsure (carries pieces from b1, which depends on unsure ply 5)"]
+
+
 class DoubtfulKindReader(ShotReader):
     """As `ShotReader`, with signatures, but reads `square`'s kind as a flat at only 0.6."""
 
