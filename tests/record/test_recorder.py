@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -272,26 +273,32 @@ def test_a_ply_moving_onto_a_piece_whose_kind_was_unsure_is_marked_too():
         "unsure (moves onto c3, which may be a wall by unsure ply 3)"]
 
 
-def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
-    # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
-    # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
-    # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided
-    recorder = Recorder(5, reader=None)
+def fed_decisions(size: int) -> tuple[Recorder, Callable[[str], None], Callable[..., None]]:
+    """A recorder with no reader, fed the tracker's decisions straight: (recorder, commit(ptn),
+    ask(*candidates, reason=...))."""
+    recorder = Recorder(size, reader=None)
     position = recorder.tracker.position
 
     def commit(text: str) -> None:
         ply = position.play(text)
         recorder._apply(Event(0, 0.0, Commit(ply, 1.0, position.ply_count)))
 
-    def ask(*texts: str, reason: str = "") -> None:
-        candidates = tuple(Candidate(Ply.from_ptn(t), 0.0) for t in texts)
+    def ask(*candidates: Candidate, reason: str = "") -> None:
         recorder._apply(Event(0, 0.0, Ask(candidates, reason)))
 
+    return recorder, commit, ask
+
+
+def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
+    # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
+    # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
+    # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided
+    recorder, commit, ask = fed_decisions(5)
     for text in ("a1", "e5", "b1", "d4"):
         commit(text)
-    ask("b1<", "b1+")
+    ask(Candidate(Ply.from_ptn("b1<"), 0.0), Candidate(Ply.from_ptn("b1+"), 0.0))
     commit("d3")
-    ask("2a1>", reason="the board did not match the game just before")
+    ask(Candidate(Ply.from_ptn("2a1>"), 0.0), reason="the board did not match the game just before")
     commit("d2")
     commit("2b1>")
     game = ptn.parse_game(recorder.ptn())
@@ -307,18 +314,12 @@ def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_t
     # Only the pairs' first plies were compared (the same c2), so no square was in doubt, and a
     # later spread off b1 was written unmarked (fresh bench seed 2169: `2c5-` after "c5< then
     # c5", the pair guessed for `c5<` alone). The replies count too.
-    recorder = Recorder(5, reader=None)
-    position = recorder.tracker.position
-
-    def commit(text: str) -> None:
-        ply = position.play(text)
-        recorder._apply(Event(0, 0.0, Commit(ply, 1.0, position.ply_count)))
-
+    recorder, commit, ask = fed_decisions(5)
     for text in ("a1", "e5", "b1", "d4"):
         commit(text)
-    pairs = (Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("a1>")),
-             Candidate(Ply.from_ptn("c2"), 0.5, then=Ply.from_ptn("a1+")))  # fmt: skip
-    recorder._apply(Event(0, 0.0, Ask(pairs, "two plies at once: c2 then a1>")))
+    ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("a1>")),
+        Candidate(Ply.from_ptn("c2"), 0.5, then=Ply.from_ptn("a1+")),
+        reason="two plies at once: c2 then a1>")
     commit("d3")
     commit("2b1>")
     game = ptn.parse_game(recorder.ptn())
