@@ -330,6 +330,24 @@ def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_t
         "unsure (carries pieces from b1, which depends on unsure ply 5)"]
 
 
+def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
+    # "c2 then d2" or `c2` alone, guessed the pair: had one ply been played, every later ply's
+    # number is one off (fresh bench seed 2169: two such guesses, two plies too many, the turn's
+    # parity restored, and 12 plies written two numbers late without a mark)
+    recorder, commit, ask = fed_decisions(5)
+    for text in ("a1", "e5", "b1", "d4"):
+        commit(text)
+    ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("d2")),
+        Candidate(Ply.from_ptn("c2"), 0.5), reason="two plies at once: c2 then d2")
+    commit("a2")
+    commit("e4")
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "b1", "d4", "c2", "d2", "a2", "e4"]
+    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "?", "?"]
+    assert game.moves[-1].comments_after == [
+        "unsure (numbered after unsure ply 5, which may have been one ply or two)"]
+
+
 class DoubtfulKindReader(ShotReader):
     """As `ShotReader`, with signatures, but reads `square`'s kind as a flat at only 0.6."""
 
