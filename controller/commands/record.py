@@ -169,14 +169,15 @@ class Recorder:
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
             heights, walls = self._doubts_of(list(decision.candidates))
-            counted = {c.then is None for c in decision.candidates}
+            # a pair of plies against one ply alone: every later ply's number rests on this one
+            one_or_two = len({c.then is None for c in decision.candidates}) == 2
             number = self.tracker.position.ply_count + 1
             follows = self.tracker.accept(best.ply, guess=True, then=best.then)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
                 self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
             self._doubt.update(heights)  # this ply is the nearest cause to name
             self._wall_doubt.update(walls)
-            if len(counted) == 2 and self._count_doubt is None:  # one ply or two: (the first)
+            if one_or_two and self._count_doubt is None:  # (the first such names the cause)
                 self._count_doubt = number
             # (pairs sharing their first ply differ in the reply: each ply names its own others)
             firsts = tuple(dict.fromkeys(c.ply for c in others if c.ply != best.ply))

@@ -213,6 +213,12 @@ def stands_out(stack: Stack) -> bool:
     return len(stack) >= TALL or (bool(stack) and stack[-1][1] != FLAT)
 
 
+def top_colour_kept(old: Stack, new: Stack) -> bool:
+    """Is there a top piece before and after, of one colour? (A piece added to or taken off a
+    stack of that colour: from above it barely shows.)"""
+    return bool(old) and bool(new) and old[-1][0] == new[-1][0]
+
+
 def neighbours(name: str, size: int) -> list[str]:
     return within(name, 1, size)
 
@@ -399,9 +405,8 @@ class ChangeJudge:
         for sq in altered:
             old, new = self.before.get(sq, ()), after.get(sq, ())
             same_top = bool(old) and bool(new) and old[-1] == new[-1]
-            same_colour = bool(old) and bool(new) and old[-1][0] == new[-1][0]
             visible = (HEIGHT_ONLY_VISIBLE if same_top
-                       else SAME_COLOUR_VISIBLE if same_colour else 1.0)  # fmt: skip
+                       else SAME_COLOUR_VISIBLE if top_colour_kept(old, new) else 1.0)  # fmt: skip
             if max(len(old), len(new)) >= TOP_OUT_OF_SIGHT:
                 visible = min(visible, HEIGHT_ONLY_VISIBLE)
             if self._unseen(sq, old) or sq in carried_unseen:

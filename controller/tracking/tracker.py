@@ -46,6 +46,7 @@ from controller.tracking.by_change import (
     ChangeJudge,
     Judged,
     neighbours,
+    top_colour_kept,
 )
 from controller.tracking.change import (
     SHADOWED,
@@ -806,9 +807,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             for sq, (old, new) in self._alters(rival.ply).items():
                 if sq in mine:
                     continue
-                hidden = bool(old) and bool(new) and old[-1][0] == new[-1][0]
-                w = (1.0 if hidden or self.changes.get(sq, 0.0) >= UNCHANGED_BELOW
-                     else judge.turned(sq, old, new))  # fmt: skip
+                in_sight = not top_colour_kept(old, new)
+                w = (judge.turned(sq, old, new)
+                     if in_sight and self.changes.get(sq, 0.0) < UNCHANGED_BELOW else 1.0)
                 weight[sq] = max(weight.get(sq, 0.0), w)
         return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
 

@@ -16,6 +16,7 @@ from controller.tracking.by_change import (
     colour_contradiction,
     neighbours,
     stands_out,
+    top_colour_kept,
 )
 from controller.tracking.change import SHADOWED, UNCHANGED_BELOW, board_noise, p_changed
 from controller.tracking.decisions import Ask, Candidate, Decision
@@ -166,8 +167,7 @@ class Unseen:
                 after = {sq: position.stack(sq) for sq in touched}
                 altered = [sq for sq in touched if after[sq] != before.get(sq, ())]
                 if not ply.is_placement and not all(
-                    before.get(sq) and after[sq] and before[sq][-1][0] == after[sq][-1][0]
-                    for sq in altered
+                    top_colour_kept(before.get(sq, ()), after[sq]) for sq in altered
                 ):
                     continue  # a top changed colour: it would have been seen. (Not its kind:
                     # the game's wall may be a guess. Fresh bench seed 731: `Sd2?` for `d2` at

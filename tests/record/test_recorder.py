@@ -273,9 +273,10 @@ def test_a_ply_moving_onto_a_piece_whose_kind_was_unsure_is_marked_too():
         "unsure (moves onto c3, which may be a wall by unsure ply 3)"]
 
 
-def fed_decisions(size: int) -> tuple[Recorder, Callable[[str], None], Callable[..., None]]:
-    """A recorder with no reader, fed the tracker's decisions straight: (recorder, commit(ptn),
-    ask(*candidates, reason=...))."""
+def fed_decisions(size: int, *opening: str
+                  ) -> tuple[Recorder, Callable[[str], None], Callable[..., None]]:  # fmt: skip
+    """A recorder with no reader, fed the tracker's decisions straight, the `opening` plies
+    committed: (recorder, commit(ptn), ask(*candidates, reason=...))."""
     recorder = Recorder(size, reader=None)
     position = recorder.tracker.position
 
@@ -286,6 +287,8 @@ def fed_decisions(size: int) -> tuple[Recorder, Callable[[str], None], Callable[
     def ask(*candidates: Candidate, reason: str = "") -> None:
         recorder._apply(Event(0, 0.0, Ask(candidates, reason)))
 
+    for text in opening:
+        commit(text)
     return recorder, commit, ask
 
 
@@ -293,9 +296,7 @@ def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
     # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
     # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
     # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided
-    recorder, commit, ask = fed_decisions(5)
-    for text in ("a1", "e5", "b1", "d4"):
-        commit(text)
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
     ask(Candidate(Ply.from_ptn("b1<"), 0.0), Candidate(Ply.from_ptn("b1+"), 0.0))
     commit("d3")
     ask(Candidate(Ply.from_ptn("2a1>"), 0.0), reason="the board did not match the game just before")
@@ -314,9 +315,7 @@ def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_t
     # Only the pairs' first plies were compared (the same c2), so no square was in doubt, and a
     # later spread off b1 was written unmarked (fresh bench seed 2169: `2c5-` after "c5< then
     # c5", the pair guessed for `c5<` alone). The replies count too.
-    recorder, commit, ask = fed_decisions(5)
-    for text in ("a1", "e5", "b1", "d4"):
-        commit(text)
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
     ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("a1>")),
         Candidate(Ply.from_ptn("c2"), 0.5, then=Ply.from_ptn("a1+")),
         reason="two plies at once: c2 then a1>")
@@ -334,9 +333,7 @@ def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
     # "c2 then d2" or `c2` alone, guessed the pair: had one ply been played, every later ply's
     # number is one off (fresh bench seed 2169: two such guesses, two plies too many, the turn's
     # parity restored, and 12 plies written two numbers late without a mark)
-    recorder, commit, ask = fed_decisions(5)
-    for text in ("a1", "e5", "b1", "d4"):
-        commit(text)
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
     ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("d2")),
         Candidate(Ply.from_ptn("c2"), 0.5), reason="two plies at once: c2 then d2")
     commit("a2")
