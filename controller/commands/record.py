@@ -223,7 +223,8 @@ class Recorder:
         where one would leave a wall on top and another not (a capstone moved onto it later is
         written with `*` or without); each -> the ply's number. (Fresh bench seed 2172, from
         straight above: "c3 then 2c1+11" guessed for a wall placed elsewhere, `Sc3` the other
-        candidate; c3 two high or one, and `2c3<` five plies later recorded without a mark.)"""
+        candidate, both two high on c3: the placement under a drop is in doubt by itself, and `2c3<`
+        five plies later was recorded without a mark.)"""
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
@@ -250,6 +251,12 @@ class Recorder:
                     heights[sq] = number
                 elif mine and (mine[-1][1] == WALL) != (theirs[-1][1] == WALL):
                     walls[sq] = number
+        best = candidates[0]
+        if best.then is not None and best.ply.is_placement and \
+                best.ply.square in best.then.squares(self.size)[1:]:
+            # the guessed placement lies under the reply's drop, never seen: had the missing ply
+            # been played anywhere else (which no candidate names), the square is one lower
+            heights[best.ply.square] = number
         return heights, walls
 
     def _follow_doubt(self, ply: Ply) -> PlyNote:

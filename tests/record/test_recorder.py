@@ -329,6 +329,25 @@ def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_t
         "unsure (carries pieces from b1, which depends on unsure ply 5)"]
 
 
+def test_a_placement_guessed_under_the_drop_of_its_reply_leaves_that_square_in_doubt():
+    # "d3 then d4-" or "Sd3 then d4-*": d3 two high either way, but the placement was never
+    # seen (the capstone covers it); had the missing ply been played elsewhere, d3 is one high
+    # and the later `2d3<` carries one (fresh bench seed 2172, from straight above: an unseen
+    # wall on e4 guessed as "c3 then 2c1+11", and `2c3<` written for `c3<` without a mark)
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "c1", "Cd4")
+    ask(Candidate(Ply.from_ptn("d3"), 0.0, then=Ply.from_ptn("d4-")),
+        Candidate(Ply.from_ptn("Sd3"), 0.2, then=Ply.from_ptn("d4-*")),
+        reason="two plies at once: d3 then d4-")
+    commit("a2")
+    commit("2d3<")
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "c1", "Cd4", "d3", "d4-", "a2",
+                                                 "2d3<"]  # fmt: skip
+    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "", "?"]
+    assert game.moves[-1].comments_after == [
+        "unsure (carries pieces from d3, which depends on unsure ply 5)"]
+
+
 def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
     # "c2 then d2" or `c2` alone, guessed the pair: had one ply been played, every later ply's
     # number is one off (fresh bench seed 2169: two such guesses, two plies too many, the turn's
