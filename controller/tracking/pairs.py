@@ -273,6 +273,36 @@ class TwoPlies:
         self._quiet = None
         return self._ask(ask, (dict(evidence), appearance))
 
+    def _pair_not_takeback(self, evidence, p, changed, best: Hypothesis,
+                           appearance) -> list[Decision]:  # fmt: skip
+        """The board fits `best`, a takeback, only by excusing a square it leaves alone where
+        the look surely changed: are they two plies at once instead, one of them unseen before?
+        Fresh bench seed 1929: `b3` placed on the square `2b3-` had just emptied, read empty,
+        then `2b2+11` onto b3 and b4 made b2 bare and b3 occupied again, as before `2b3-`: that
+        was taken back, b4 (changed by 4.8, the reader turned) excused beside the stack of two,
+        and 28 plies were lost. Players take back a ply by putting the board back as it was, so
+        a real takeback leaves no square it does not restore surely changed. When a pair fits
+        clearly better (`PAIR_MARGIN`) it is asked about."""
+        assert best.back
+        position = self.position
+        now = position.stacks()
+        popped = [position.pop() for _ in range(best.back)]
+        try:
+            then = position.stacks()
+        finally:
+            for ply in reversed(popped):
+                position.push(ply)
+        restored = {sq for sq in now.keys() | then.keys() if now.get(sq) != then.get(sq)}
+        if all(sq in restored for sq, q in p.items() if q >= SURELY_CHANGED):
+            return []
+        pairs = self._pairs(evidence, p, changed)
+        if not pairs or pairs[0].cost > best.cost + best.contradiction - PAIR_MARGIN:
+            return []
+        ask = Ask(pairs[: self.config.max_candidates],
+                  f"two plies at once: {pairs[0].describe()} (or a takeback of {best.back})")
+        self._quiet = None
+        return self._ask(ask, (dict(evidence), appearance))
+
     def _beside_raised(self, ply: Ply, squares: list[str]) -> bool:
         """Is each of `squares` next to a square where `ply` leaves a stack of `TALL` pieces or
         more? (Not a lone wall or capstone: a reply placed beside a wall just placed is common,

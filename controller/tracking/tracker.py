@@ -709,6 +709,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                     return revised
                 out += self._ask(close(), matched)
         elif best.back:
+            instead = (self._pair_not_takeback(evidence, p, changed, best, stable.appearance)
+                       if by_change and not after_unmatched else [])  # fmt: skip
+            if instead:
+                evaluation.decisions = instead
+                return instead
             if margin >= cfg.commit_margin and not doubted:
                 for _ in range(best.back):
                     self.position.pop()

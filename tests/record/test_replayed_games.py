@@ -575,3 +575,12 @@ def test_a_placement_the_reader_half_saw_is_found_when_the_next_ply_was_taken_fo
     # 30 plies lost). Now c3 is the ply before `d4` that was not seen.
     notes = replayed_exactly("seed2085-start.npz")  # the first 7 plies
     assert notes[1].uncertain and "a ply before it was not seen, c3 then d4" in notes[1].reason
+
+
+def test_a_board_a_takeback_fits_only_by_excusing_a_sure_change_is_asked_as_two_plies():
+    # fresh bench seed 1929 (4x4): a flat placed on b3, which `2b3-` had just emptied, was read
+    # empty; `2b2+11` then left b2 bare and b3 occupied, as before `2b3-`, and that was taken
+    # back, b4 (changed by 4.8, the reader turned) excused beside the stack of two: the game
+    # was lost from ply 27 on (28 plies). A real takeback puts the board back as it was.
+    notes = replayed_exactly("seed1929-start.npz")  # the first 29 plies
+    assert notes[27].uncertain and "two plies at once: b3 then 2b2+11" in notes[27].reason
