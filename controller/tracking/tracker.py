@@ -207,6 +207,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # while a question waits: the board (evidence, signatures) from before the ply asked about
         self._before_ask: tuple | None = None
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
+        # each square's look the last time the game had it bare, on a still board that matched
+        # the game (the camera's pixels since its last move), and per square the change from it
+        # at the last evaluation (`_bare_again`)
+        self._bare: dict[str, object] = {}
+        self._from_bare: dict[str, float] = {}
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
         self._before_commit: tuple = (None, None)
@@ -227,6 +232,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             return []  # (an ending that rests on guesses is watched on: see `_evaluate`)
         if getattr(reading, "relocalised", False):
             self._looks = None  # the camera moved: its pixels are not the ones kept
+            self._bare = {}
         stable = self.gate.feed(reading, t)
         if stable is not None:
             self._last_stable = stable
@@ -250,6 +256,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             # Still, and nothing happening: follow the light (drift, LEDs lit after a commit).
             # (Not while a board that lacks a lifted stack waits: it is no reference.)
             self._accepted, self._looks = dict(stable.evidence), stable.appearance
+            self._bare.update((sq, look) for sq, look in stable.appearance.items()
+                              if not self.position.stack(sq))  # fmt: skip
         if (
             self.state == "illegal"
             and self.unmatched_since is not None
@@ -469,6 +477,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 ):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
+            # (against the looks kept for the other squares: the board-wide shift is theirs)
+            from_bare = changes(stable.appearance, {**self._looks, **self._bare})  # type: ignore[arg-type]
+            self._from_bare = {sq: from_bare[sq] for sq in self._bare if sq in from_bare}
+            evidence = self._bare_again(evidence)
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
@@ -476,7 +488,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
-            self.changes, self._faint = {}, {}
+            self.changes, self._faint, self._from_bare = {}, {}, {}
             judge = None
             ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])

@@ -20,7 +20,7 @@ from controller.tracking.by_change import (
 )
 from controller.tracking.change import SHADOWED, UNCHANGED_BELOW, board_noise, p_changed
 from controller.tracking.decisions import Ask, Candidate, Decision
-from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE
+from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE, SquareEvidence
 from controller.tracking.gate import StableReading
 from controller.tracking.scoring import wrong_squares
 
@@ -41,6 +41,17 @@ UNSEEN_STANDING = 1.0
 # A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
 # or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
 PHANTOM_LEFT = 0.9
+# A square whose look surely changed back to within this of how it looked when the game last had
+# it bare is taken for bare again, whatever the reader reads there (`_bare_again`; change units,
+# `UNCHANGED_BELOW` is 0.7: compared across many plies, a square drifts further than across one,
+# its neighbours' stacks rising over its strip; bare squares on the stored games: up to 2.3)
+BARE_AGAIN = 1.2
+# ... when the reader reads a piece there this surely or less: a light flat on light wood looks
+# much like the bare wood too, and a reader sure of it is right (seed 528: a light flat left on
+# a2 by a spread, 0.37 from bare, read at 0.999)
+BARE_OVERRULES = 0.98
+UNREAD = SquareEvidence(p_occupied=0.5, p_light=0.5, p_kind=(1 / 3, 1 / 3, 1 / 3), height=0.0,
+                        height_weight=0.0)  # the reader's call on a square, taken back
 # An empty square read empty whose look changed by this much, and this many times the board's
 # median change, after a hand: a piece placed there that the reader cannot see
 # (`_unseen_after_hand`)
@@ -372,6 +383,24 @@ class Unseen:
         for h, ghosts, seen in self._misread_only(ranked, evidence, ghost):
             if ghosts and h.colour_contradiction - seen <= cfg.match_cost:
                 yield h, ghosts, seen
+
+    def _bare_again(self, evidence) -> dict[str, SquareEvidence]:
+        """`evidence`, with the reader's call taken back on each square the game has a piece
+        on, read occupied but not surely (`BARE_OVERRULES`), whose look surely changed, back
+        to how it looked when the game last had it bare (`BARE_AGAIN`): what left it most
+        likely left it bare, and the reader's call there no longer counts either way. The
+        reader sometimes sees the wood a dark piece uncovers as a light flat: fresh bench seeds
+        1839 (a dark flat moved off c3, its look changed by 7.7, to within 0.9 of its bare
+        look, read as a light flat at 0.97) and 2169 (the same on c5, 0.26 from bare, read at
+        0.79). Each time "the flat moved off, and the reply placed right there" was guessed
+        for the move alone, and 22 and 14 plies were lost. (A phantom read where the look did
+        not come back is `_phantom_left`'s to ask about.)"""
+        position = self.position  # (a square the game has bare now is compared to itself)
+        bare = [sq for sq, change in self._from_bare.items()
+                if change <= BARE_AGAIN and position.stack(sq)
+                and 0.5 <= evidence[sq].p_occupied <= BARE_OVERRULES
+                and p_changed(self.changes.get(sq, 0.0)) >= SURELY_CHANGED]  # fmt: skip
+        return {**evidence, **dict.fromkeys(bare, UNREAD)} if bare else evidence
 
     def _ghost_rival(self, best: Hypothesis, ranked: list[Hypothesis], evidence, p) -> Ask | None:
         """Before `best` is committed quietly: does a rival explain a square whose look surely
