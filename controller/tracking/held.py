@@ -44,6 +44,42 @@ class HeldSpread:
         self._lifted_waits = True
         return True
 
+    def _in_hand_unseen(self, close: list[Hypothesis], evidence, p,
+                        stable: StableReading) -> bool:  # fmt: skip
+        """Before a close call between spreads is asked about (`close`: the best first, and
+        the plies about as good): do they fit only as pieces lifted off one stack, no other
+        square's look changed even faintly, the reader contradicting each where it drops
+        them? Then the pieces may still be in a hand (as `_held_in_hand`), and the board is
+        judged again once it has stood `lifted_grace_s`, or when the next board comes. Fresh
+        bench seed 1353 (5x5): a dark capstone lifted off d5, no square changed where it could
+        land (d4 and e5, dark flats on top, changed by 0.07 and 0.09, still read as flats);
+        `d5-` and `d5>` were asked about at once and `d5-` guessed, and when the capstone came
+        down on e5 the game went out of sync (23 plies lost)."""
+        best = close[0]
+        if best.ply is None or best.ply.is_placement:
+            return False
+        square = best.ply.square
+        if not all(h.ply is not None and not h.ply.is_placement and h.ply.square == square
+                   and h.contradiction > 0.0 for h in close):  # fmt: skip
+            return False  # (one the reader does not contradict is what it saw: seed 1473)
+        if self._lifted(evidence, p) != square:
+            return False
+        if any(faint > 0.0 for sq, faint in self._faint.items() if sq != square):
+            return False  # a square changed, if faintly: the pieces may have landed there
+        if stable.at - stable.since >= self.config.lifted_grace_s:
+            return False
+        self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
+        self._lifted_waits = True
+        return True
+
+    @staticmethod
+    def _came_down(ply: Ply | None, waited: Ask) -> bool:
+        """Is `ply` the spread waited on (`_in_hand_unseen`), the pieces come down: as many
+        lifted off the same stack as one of the question's candidates lifts (not more: that
+        was the spread and then another ply off the same stack, fresh bench seed 2067)?"""
+        return ply is not None and not ply.is_placement and any(
+            c.ply.square == ply.square and c.ply.count == ply.count for c in waited.candidates)
+
     def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
                    stable: StableReading) -> list[Decision]:  # fmt: skip
         """A spread was held back (`_held_in_hand`), and this board fits `best` as one ply (or a

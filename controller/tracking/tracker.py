@@ -193,6 +193,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # a spread held back while its pieces may still be in a hand (`_held_in_hand`), with the
         # board it was judged on (evidence, signatures)
         self._held: tuple[Ply, tuple] | None = None
+        # a close call between spreads waited on while their pieces may still be in a hand
+        # (`_in_hand_unseen`): the question, and the board it was to be asked on
+        self._waited: tuple[Ask, tuple] | None = None
         # plies a board reported illegal fitted, ruled out only by the colour the reader read on
         # the squares named (`_played_over`): ply -> those squares
         self._overruled: dict[Ply, set[str]] = {}
@@ -275,6 +278,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         if self._held is not None:  # no hand will come back now
             held, self._held = self._held, None
             return self._commit_held(held)
+        if self._waited is not None:  # (the same for a close call waited on)
+            waited, self._waited = self._waited, None
+            return self._ask(*waited)
         if self._undecided is None:
             return []
         return self._ask(self._undecided, self._undecided_matched)
@@ -505,6 +511,17 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
 
         chosen = next((i for i, h in enumerate(ranked[: cfg.max_considered]) if fits(h)), None)
         held, self._held = self._held, None
+        waited, self._waited = self._waited, None
+        if waited is not None and self.state == "tracking" and (
+            chosen is None or not self._came_down(ranked[chosen].ply, waited[0])
+        ):
+            # the pieces did not come down as any of the spreads waited on would have them: the
+            # spread was made, unseen, and this board shows the next ply too. The question is
+            # asked as it stood, and this board judged again once it is answered (fresh bench
+            # seed 1422: `e1+`, a capstone onto e2 unseen, then `b2-`; seed 2067: `b2>` onto
+            # c2's top of its colour, then `2b2-`, which fitted "3b2+ or 3b2>" from before)
+            self._reevaluate = True
+            return self._ask(*waited)
         if chosen is None and held is not None and self.state == "tracking":
             # the hand came back with no pieces to drop: the spread held back was played, and
             # this board is the next ply's
@@ -714,6 +731,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
+            elif by_change and self._in_hand_unseen(
+                [best, *(h for h in below[: cfg.max_considered] if h.cost - best.cost < needed)],
+                evidence, p, stable,
+            ):
+                self._waited = (close(), matched)  # judged again when it has stood, or on the
+                # next board
             else:
                 revised = self._hindsight(evidence, p, changed, best) if by_change else []
                 if revised:

@@ -608,3 +608,27 @@ def test_a_square_whose_look_came_back_to_bare_is_not_read_as_holding_a_piece():
     # call on c3 is taken back, and `c3<` fits.
     notes = replayed_exactly("seed1839-start.npz")  # the first 31 plies
     assert notes[29].ply == Ply.from_ptn("c3<")
+
+
+def test_a_close_call_between_spreads_whose_pieces_landed_nowhere_waits_for_them():
+    # fresh bench seed 1353 (5x5): a dark capstone lifted off d5 for `d5>`, and the board still
+    # with no square changed where it could land (d4's and e5's dark flats: 0.07 and 0.09);
+    # `d5-` and `d5>` were asked about at once, `d5-` guessed, and when the capstone came down
+    # on e5 the game went out of sync (23 plies lost). Now the tracker waits for the drop.
+    notes = replayed_exactly("seed1353-d5.npz")  # the first 36 plies
+    assert notes[35].ply == Ply.from_ptn("d5>") and not notes[35].uncertain
+
+
+def test_a_close_call_waited_on_is_asked_when_the_next_ply_comes_instead_of_its_pieces():
+    # fresh bench seed 1422 (5x5): `e1+` moved a capstone onto e2 where the reader saw no
+    # change, so `e1+` and `e1<` were waited on (the pieces might still be in a hand); then
+    # `b2-` was played. The question waited on is asked on its own board, and `b2-` judged
+    # after it: before, the pair "e1< then b2-" was guessed and ply 19 revised, wrongly.
+    notes = replayed_exactly("seed1422-start.npz")  # the first 22 plies
+    assert notes[20].uncertain and notes[20].alternatives == (Ply.from_ptn("e1<"),)
+    assert not notes[21].uncertain
+    # fresh bench seed 2067 (4x4): `b2>` onto c2's top of its colour, waited on, then `2b2-`
+    # off the same stack: that board fitted "3b2+ or 3b2>" from before, more pieces than any
+    # spread waited on lifted, so not those pieces come down: `b2>` asked, then `2b2-`
+    notes = replayed_exactly("seed2067-b2.npz")  # the first 38 plies
+    assert [n.ply.ptn() for n in notes[35:38]] == ["b2>", "2b2-", "a1+"]

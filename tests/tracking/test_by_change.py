@@ -519,14 +519,15 @@ def test_a_wall_read_in_the_other_colour_is_asked_about_not_reported_illegal():
     assert ask.candidates[0].ply.ptn() == "Sc3"
 
 
-def _c5_lifted_by_an_unseen_hand() -> tuple[Position, Camera, list]:
+def _c5_lifted_by_an_unseen_hand(seconds: float = 3.0) -> tuple[Position, Camera, list]:
     """Black to move; c5's two-stack lifted (b5 a flat of its colour beside it), and the board
-    then still with no hand seen: the decisions on that board."""
+    then still with no hand seen for `seconds` (past `lifted_grace_s`, the tracker's wait for
+    the pieces to come down): the decisions on that board."""
     truth, camera = _seen("x,2,22,x2/x5/x5/x5/1,x4 2 10")
     lifted = dict(truth.stacks())
     del lifted["c5"]
     camera.feed(hand_reading(5), 0.6)
-    return truth, camera, camera.board(lifted, 2.0)
+    return truth, camera, camera.board(lifted, seconds)
 
 
 def test_a_stack_lifted_by_a_hand_the_gate_missed_is_never_committed_as_a_spread():
@@ -550,6 +551,18 @@ def test_a_question_asked_mid_spread_is_revised_when_the_board_shows_the_finishe
     assert decisions[1].candidates[0].ply.ptn() == "2c5>"
     assert camera.tracker.position.tps() == truth.tps()
     assert committed(camera.play(truth, "a5")) == ["a5"]  # and the game goes on
+
+
+def test_a_stack_lifted_and_soon_dropped_where_no_question_offered_it_is_committed_unasked():
+    # the same, the pieces dropped on d5 within `lifted_grace_s`: the board with c5 emptied,
+    # where the reader saw nothing land, was waited on, not asked about (fresh bench seed 1353)
+    truth, camera, decisions = _c5_lifted_by_an_unseen_hand(seconds=2.0)
+    assert decisions == []
+    truth.play(Ply.from_ptn("2c5>"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.board(truth, 2.0)
+    assert committed(camera.log) == ["2c5>"]
+    assert not [d for d in camera.log if isinstance(d, Ask)]
 
 
 def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_reported_illegal():
