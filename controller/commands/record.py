@@ -241,6 +241,12 @@ class Recorder:
                 for _ in range(played):
                     position.pop()
         chosen, *others = outcomes
+        if not others:
+            # asked with nothing to set against it (a ply the board shows, though not as every
+            # square looks; a ply not seen before this board): the game without it is the other
+            # answer (fresh bench seed 2274: `b2<` asked alone for `c3`, and `a2>` six plies
+            # later written `2a2>` without a mark)
+            others = [{}]
         heights: dict[str, int] = {}
         walls: dict[str, int] = {}
         for other in others:

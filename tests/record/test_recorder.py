@@ -292,10 +292,11 @@ def fed_decisions(size: int, *opening: str
     return recorder, commit, ask
 
 
-def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
+def test_a_ply_asked_about_from_a_square_in_doubt_leaves_the_squares_it_moves_to_in_doubt():
     # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
     # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
-    # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided
+    # nothing else explained it); ply 9 then carries b1's pieces, as many as ply 5 decided.
+    # (Ply 7, asked alone, is in doubt itself, and as the nearer cause it is the one named.)
     recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
     ask(Candidate(Ply.from_ptn("b1<"), 0.0), Candidate(Ply.from_ptn("b1+"), 0.0))
     commit("d3")
@@ -307,7 +308,7 @@ def test_a_ply_asked_about_carries_the_doubt_of_the_square_it_moved_from():
         "a1", "e5", "b1", "d4", "b1<", "d3", "2a1>", "d2", "2b1>"]
     assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?", "", "?"]
     assert game.moves[-1].comments_after == [
-        "unsure (carries pieces from b1, which depends on unsure ply 5)"]
+        "unsure (carries pieces from b1, which depends on unsure ply 7)"]
 
 
 def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_too():
@@ -346,6 +347,21 @@ def test_a_placement_guessed_under_the_drop_of_its_reply_leaves_that_square_in_d
     assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "", "?"]
     assert game.moves[-1].comments_after == [
         "unsure (carries pieces from d3, which depends on unsure ply 5)"]
+
+
+def test_a_ply_asked_about_alone_leaves_the_squares_it_alters_in_doubt():
+    # `b1<` asked with no other candidate (the board shows it, though not as every square
+    # looks): had it not been played, a1 is one high, and `2a1>` carries a count that rests on
+    # it (fresh bench seed 2274: `b2<` asked alone for a placement elsewhere, and `a2>` six
+    # plies later written `2a2>` without a mark)
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
+    ask(Candidate(Ply.from_ptn("b1<"), 0.0), reason="the board shows this ply")
+    commit("d3")
+    commit("2a1>")
+    game = ptn.parse_game(recorder.ptn())
+    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?"]
+    assert game.moves[-1].comments_after == [
+        "unsure (carries pieces from a1, which depends on unsure ply 5)"]
 
 
 def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
