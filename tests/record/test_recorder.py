@@ -292,6 +292,14 @@ def fed_decisions(size: int, *opening: str
     return recorder, commit, ask
 
 
+def written(recorder: Recorder) -> tuple[list[str], list[str], list[str]]:
+    """The recorder's PTN read back: every ply, every ply's mark (`?` or ""), and the comments
+    on the last ply."""
+    game = ptn.parse_game(recorder.ptn())
+    return ([m.ply.ptn() for m in game.moves], [m.annotation for m in game.moves],
+            game.moves[-1].comments_after)  # fmt: skip
+
+
 def test_a_ply_asked_about_from_a_square_in_doubt_leaves_the_squares_it_moves_to_in_doubt():
     # decisions fed straight to the recorder: b1< or b1+ (ply 5) leaves a1 two high or one;
     # ply 7 moves all of a1 onto b1 (asked about only because the board was unmatched before,
@@ -303,12 +311,10 @@ def test_a_ply_asked_about_from_a_square_in_doubt_leaves_the_squares_it_moves_to
     ask(Candidate(Ply.from_ptn("2a1>"), 0.0), reason="the board did not match the game just before")
     commit("d2")
     commit("2b1>")
-    game = ptn.parse_game(recorder.ptn())
-    assert [m.ply.ptn() for m in game.moves] == [
-        "a1", "e5", "b1", "d4", "b1<", "d3", "2a1>", "d2", "2b1>"]
-    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?", "", "?"]
-    assert game.moves[-1].comments_after == [
-        "unsure (carries pieces from b1, which depends on unsure ply 7)"]
+    plies, marks, last = written(recorder)
+    assert plies == ["a1", "e5", "b1", "d4", "b1<", "d3", "2a1>", "d2", "2b1>"]
+    assert marks == ["", "", "", "", "?", "", "?", "", "?"]
+    assert last == ["unsure (carries pieces from b1, which depends on unsure ply 7)"]
 
 
 def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_too():
@@ -322,12 +328,10 @@ def test_a_ply_carrying_pieces_a_guessed_pair_of_plies_left_in_doubt_is_marked_t
         reason="two plies at once: c2 then a1>")
     commit("d3")
     commit("2b1>")
-    game = ptn.parse_game(recorder.ptn())
-    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "b1", "d4", "c2", "a1>", "d3",
-                                                 "2b1>"]  # fmt: skip
-    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "", "?"]
-    assert game.moves[-1].comments_after == [
-        "unsure (carries pieces from b1, which depends on unsure ply 5)"]
+    plies, marks, last = written(recorder)
+    assert plies == ["a1", "e5", "b1", "d4", "c2", "a1>", "d3", "2b1>"]
+    assert marks == ["", "", "", "", "?", "?", "", "?"]
+    assert last == ["unsure (carries pieces from b1, which depends on unsure ply 5)"]
 
 
 def test_a_placement_guessed_under_the_drop_of_its_reply_leaves_that_square_in_doubt():
@@ -341,12 +345,10 @@ def test_a_placement_guessed_under_the_drop_of_its_reply_leaves_that_square_in_d
         reason="two plies at once: d3 then d4-")
     commit("a2")
     commit("2d3<")
-    game = ptn.parse_game(recorder.ptn())
-    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "c1", "Cd4", "d3", "d4-", "a2",
-                                                 "2d3<"]  # fmt: skip
-    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "", "?"]
-    assert game.moves[-1].comments_after == [
-        "unsure (carries pieces from d3, which depends on unsure ply 5)"]
+    plies, marks, last = written(recorder)
+    assert plies == ["a1", "e5", "c1", "Cd4", "d3", "d4-", "a2", "2d3<"]
+    assert marks == ["", "", "", "", "?", "?", "", "?"]
+    assert last == ["unsure (carries pieces from d3, which depends on unsure ply 5)"]
 
 
 def test_a_ply_asked_about_alone_leaves_the_squares_it_alters_in_doubt():
@@ -358,10 +360,9 @@ def test_a_ply_asked_about_alone_leaves_the_squares_it_alters_in_doubt():
     ask(Candidate(Ply.from_ptn("b1<"), 0.0), reason="the board shows this ply")
     commit("d3")
     commit("2a1>")
-    game = ptn.parse_game(recorder.ptn())
-    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "", "?"]
-    assert game.moves[-1].comments_after == [
-        "unsure (carries pieces from a1, which depends on unsure ply 5)"]
+    _, marks, last = written(recorder)
+    assert marks == ["", "", "", "", "?", "", "?"]
+    assert last == ["unsure (carries pieces from a1, which depends on unsure ply 5)"]
 
 
 def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
@@ -373,11 +374,10 @@ def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
         Candidate(Ply.from_ptn("c2"), 0.5), reason="two plies at once: c2 then d2")
     commit("a2")
     commit("e4")
-    game = ptn.parse_game(recorder.ptn())
-    assert [m.ply.ptn() for m in game.moves] == ["a1", "e5", "b1", "d4", "c2", "d2", "a2", "e4"]
-    assert [m.annotation for m in game.moves] == ["", "", "", "", "?", "?", "?", "?"]
-    assert game.moves[-1].comments_after == [
-        "unsure (numbered after unsure ply 5, which may have been one ply or two)"]
+    plies, marks, last = written(recorder)
+    assert plies == ["a1", "e5", "b1", "d4", "c2", "d2", "a2", "e4"]
+    assert marks == ["", "", "", "", "?", "?", "?", "?"]
+    assert last == ["unsure (numbered after unsure ply 5, which may have been one ply or two)"]
 
 
 class DoubtfulKindReader(ShotReader):
