@@ -44,7 +44,7 @@ PHANTOM_LEFT = 0.9
 # A square whose look surely changed back to within this of how it looked when the game last had
 # it bare is taken for bare again, whatever the reader reads there (`_bare_again`; change units,
 # `UNCHANGED_BELOW` is 0.7: compared across many plies, a square drifts further than across one,
-# its neighbours' stacks rising over its strip; bare squares on the stored games: up to 2.3)
+# its neighbours' stacks rising over its strip: seed 1839's b4, bare, 2.25 from its bare look)
 BARE_AGAIN = 1.2
 # ... when the reader reads a piece there this surely or less: a light flat on light wood looks
 # much like the bare wood too, and a reader sure of it is right (seed 528: a light flat left on
