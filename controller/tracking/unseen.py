@@ -368,17 +368,23 @@ class Unseen:
         return self._ask_on_board(ask, evidence, appearance)
 
     def _ghosted(
-        self, ranked: list[Hypothesis], evidence
+        self, ranked: list[Hypothesis], evidence, *, left_surely: bool = False
     ) -> Iterator[tuple[Hypothesis, list[str], float]]:
         """`_misread_only` for a piece still read, not surely (`PHANTOM_LEFT`), on a square the
         ply empties beside a wall, a capstone or a stack of `TALL`: the plies, the squares of
-        such ghosts (at least one), and the part of the colour contradiction on them."""
+        such ghosts (at least one), and the part of the colour contradiction on them.
+        `left_surely`: also a piece read up to `BARE_OVERRULES` on such a square anywhere,
+        whose look surely changed (a piece left it, by the look)."""
         position, cfg = self.position, self.config
 
         def ghost(sq: str) -> bool:
-            return (not position.stack(sq) and 0.5 <= evidence[sq].p_occupied <= PHANTOM_LEFT
-                    and any(stands_out(position.stack(n))
-                            for n in neighbours(sq, position.size)))  # fmt: skip
+            if position.stack(sq) or evidence[sq].p_occupied < 0.5:
+                return False
+            if left_surely and evidence[sq].p_occupied <= BARE_OVERRULES and \
+                    p_changed(self.changes.get(sq, 0.0)) >= SURELY_CHANGED:
+                return True
+            return evidence[sq].p_occupied <= PHANTOM_LEFT and any(
+                stands_out(position.stack(n)) for n in neighbours(sq, position.size))
 
         for h, ghosts, seen in self._misread_only(ranked, evidence, ghost):
             if ghosts and h.colour_contradiction - seen <= cfg.match_cost:
@@ -413,7 +419,7 @@ class Unseen:
         only doubtfully says one is there."""
         touched = set(best.ply.squares(self.position.size))
         rivals = [
-            h for h, ghosts, _ in self._ghosted(ranked, evidence)
+            h for h, ghosts, _ in self._ghosted(ranked, evidence, left_surely=True)
             if h.ply != best.ply
             and any(sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED for sq in ghosts)
         ]

@@ -1253,6 +1253,19 @@ def test_a_piece_read_unsurely_where_the_look_came_back_to_bare_wood_is_not_beli
     assert not [d for d in camera.log if isinstance(d, Ask)]
 
 
+def test_without_its_bare_look_such_a_ghost_still_keeps_a_placement_beside_from_a_quiet_commit(
+    monkeypatch,
+):
+    # (no bare look to go by: the camera moved since c3 was bare) `d3` fits every reading,
+    # c3's sure change excused beside it; the move, contradicted only by the piece read on c3,
+    # is asked about first, never committed quietly wrong
+    monkeypatch.setattr(Tracker, "_bare_again", lambda self, evidence: evidence)
+    camera = _flat_moved_off_c3_read_still_there()
+    asked = [d for d in camera.log if isinstance(d, Ask)]
+    assert [c.ply.ptn() for c in asked[0].candidates] == ["c3>", "d3"]
+    assert committed(camera.log)[-1] == "c3>"
+
+
 def test_the_bare_looks_are_forgotten_when_the_camera_moves():
     truth, camera = _two_plies_in()
     assert "c3" in camera.tracker._bare  # kept while c3 was bare
