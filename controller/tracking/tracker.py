@@ -211,10 +211,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         self._before_ask: tuple | None = None
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # each square's look the last time the game had it bare, on a still board that matched
-        # the game (the camera's pixels since its last move), and per square the change from it
-        # at the last evaluation (`_bare_again`)
+        # the game (the camera's pixels since its last move; `_bare_again`)
         self._bare: dict[str, object] = {}
-        self._from_bare: dict[str, float] = {}
         # what `_accepted`/`_looks` were before the last commit, and whether the board now shows a
         # ply the service refused (see `retract`)
         self._before_commit: tuple = (None, None)
@@ -483,10 +481,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 ):
                     p[sq] = 1.0
             self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
-            # (against the looks kept for the other squares: the board-wide shift is theirs)
-            from_bare = changes(stable.appearance, {**self._looks, **self._bare})  # type: ignore[arg-type]
-            self._from_bare = {sq: from_bare[sq] for sq in self._bare if sq in from_bare}
-            evidence = self._bare_again(evidence)
+            evidence = self._bare_again(evidence, stable.appearance)
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
@@ -494,7 +489,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
-            self.changes, self._faint, self._from_bare = {}, {}, {}
+            self.changes, self._faint = {}, {}
             judge = None
             ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])

@@ -6,6 +6,7 @@ state it uses; each case is asked about, never committed quietly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,13 @@ from controller.tracking.by_change import (
     stands_out,
     top_colour_kept,
 )
-from controller.tracking.change import SHADOWED, UNCHANGED_BELOW, board_noise, p_changed
+from controller.tracking.change import (
+    SHADOWED,
+    UNCHANGED_BELOW,
+    board_noise,
+    changes,
+    p_changed,
+)
 from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE, SquareEvidence
 from controller.tracking.gate import StableReading
@@ -390,7 +397,7 @@ class Unseen:
             if ghosts and h.colour_contradiction - seen <= cfg.match_cost:
                 yield h, ghosts, seen
 
-    def _bare_again(self, evidence) -> dict[str, SquareEvidence]:
+    def _bare_again(self, evidence, appearance) -> dict[str, SquareEvidence]:
         """`evidence`, with the reader's call taken back on each square the game has a piece
         on, read occupied but not surely (`BARE_OVERRULES`), whose look surely changed, back
         to how it looked when the game last had it bare (`BARE_AGAIN`): what left it most
@@ -401,9 +408,13 @@ class Unseen:
         0.79). Each time "the flat moved off, and the reply placed right there" was guessed
         for the move alone, and 22 and 14 plies were lost. (A phantom read where the look did
         not come back is `_phantom_left`'s to ask about.)"""
+        if not self._bare:
+            return evidence
+        # (against the looks kept for the other squares: the board-wide shift is theirs)
+        from_bare = changes(appearance, {**self._looks, **self._bare})
         position = self.position  # (a square the game has bare now is compared to itself)
-        bare = [sq for sq, change in self._from_bare.items()
-                if change <= BARE_AGAIN and position.stack(sq)
+        bare = [sq for sq in self._bare
+                if from_bare.get(sq, math.inf) <= BARE_AGAIN and position.stack(sq)
                 and 0.5 <= evidence[sq].p_occupied <= BARE_OVERRULES
                 and p_changed(self.changes.get(sq, 0.0)) >= SURELY_CHANGED]  # fmt: skip
         return {**evidence, **dict.fromkeys(bare, UNREAD)} if bare else evidence

@@ -1259,7 +1259,7 @@ def test_without_its_bare_look_such_a_ghost_still_keeps_a_placement_beside_from_
     # (no bare look to go by: the camera moved since c3 was bare) `d3` fits every reading,
     # c3's sure change excused beside it; the move, contradicted only by the piece read on c3,
     # is asked about first, never committed quietly wrong
-    monkeypatch.setattr(Tracker, "_bare_again", lambda self, evidence: evidence)
+    monkeypatch.setattr(Tracker, "_bare_again", lambda self, evidence, looks: evidence)
     camera = _flat_moved_off_c3_read_still_there()
     asked = [d for d in camera.log if isinstance(d, Ask)]
     assert [c.ply.ptn() for c in asked[0].candidates] == ["c3>", "d3"]
