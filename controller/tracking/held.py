@@ -38,11 +38,7 @@ class HeldSpread:
             return False
         if not self._lifted(evidence, p):
             return False
-        if stable.at - stable.since >= self.config.lifted_grace_s:
-            return False
-        self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
-        self._lifted_waits = True
-        return True
+        return self._wait_for_the_drop(stable)
 
     def _in_hand_unseen(self, close: list[Hypothesis], evidence, p,
                         stable: StableReading) -> bool:  # fmt: skip
@@ -66,6 +62,12 @@ class HeldSpread:
             return False
         if any(faint > 0.0 for sq, faint in self._faint.items() if sq != square):
             return False  # a square changed, if faintly: the pieces may have landed there
+        return self._wait_for_the_drop(stable)
+
+    def _wait_for_the_drop(self, stable: StableReading) -> bool:
+        """Wait for lifted pieces to come down, unless the board has stood `lifted_grace_s`
+        already: -> whether it waits (the board is judged again when it has stood, `step`, or
+        on the next board)."""
         if stable.at - stable.since >= self.config.lifted_grace_s:
             return False
         self.unmatched_since = stable.since  # (the clock `step` judges `lifted_grace_s` by)
