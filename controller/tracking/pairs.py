@@ -284,16 +284,7 @@ class TwoPlies:
         a real takeback leaves no square it does not restore surely changed. When a pair fits
         clearly better (`PAIR_MARGIN`) it is asked about."""
         assert best.back
-        position = self.position
-        now = position.stacks()
-        popped = [position.pop() for _ in range(best.back)]
-        try:
-            then = position.stacks()
-        finally:
-            for ply in reversed(popped):
-                position.push(ply)
-        restored = {sq for sq in now.keys() | then.keys() if now.get(sq) != then.get(sq)}
-        if all(sq in restored for sq, q in p.items() if q >= SURELY_CHANGED):
+        if all(sq in best.altered for sq, q in p.items() if q >= SURELY_CHANGED):
             return []
         pairs = self._pairs(evidence, p, changed)
         if not pairs or pairs[0].cost > best.cost + best.contradiction - PAIR_MARGIN:

@@ -139,6 +139,7 @@ class Hypothesis:
     contradiction: float = 0.0
     colour_contradiction: float = 0.0
     height_against: float = 0.0  # see `by_change.Judged`
+    altered: frozenset[str] = frozenset()  # judged by change: the squares whose stacks it alters
 
     def describe(self) -> str:
         if self.ply is not None:
@@ -485,7 +486,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
-                           j.colour_contradiction, j.height_against)
+                           j.colour_contradiction, j.height_against, j.altered)
                 for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
