@@ -65,9 +65,14 @@ class ColorModel:
         return all(self.counts[c] >= COLOR_MIN_SAMPLES for c in COLOURS)
 
     def classify(
-        self, colors: np.ndarray, kinds: list[str], white: float, black: float
+        self, colors: np.ndarray, kinds: list[str], white: float, black: float,
+        upper: np.ndarray | None = None,
     ) -> tuple[list[str], np.ndarray]:
-        """colors [M, 3] normalised BGR of tops of these kinds -> labels and confidences [M]."""
+        """colors [M, 3] normalised BGR of tops of these kinds -> labels and confidences [M].
+
+        `upper` [M, 3]: the colour of each wall's and capstone's upward face (its top edge, its
+        top), NaN where not seen; judged against the flats' faces, which it shares its light
+        with, as a second opinion on the side (`_second_opinion`)."""
         labels = np.full(len(colors), "dark", dtype=object)
         conf = np.zeros(len(colors))
         faces = np.array([k == "flat" for k in kinds], dtype=bool)
@@ -94,6 +99,9 @@ class ColorModel:
             if got is None and enough:
                 got = _two_clusters(side_colors)
             labels[sides], conf[sides] = got or _by_paper(side_colors, white, black)
+            if upper is not None and face_centres is not None:
+                labels[sides], conf[sides] = _second_opinion(
+                    (labels[sides], conf[sides]), upper[sides], face_centres)
         return list(labels), conf
 
     def learn(self, colors: np.ndarray, kinds: list[str], labels: list[str]) -> None:
@@ -164,6 +172,37 @@ def _unsure_hue_by_split(
     unsure = conf < HUE_SURE
     labels[unsure] = split[0][unsure]
     conf[unsure] = np.minimum(conf[unsure], split[1][unsure])
+    return labels, conf
+
+
+SURE_AT_MOST = 0.995  # an opinion counts at most this sure when two are weighed
+
+
+def _second_opinion(
+    side: tuple[np.ndarray, np.ndarray], upper: np.ndarray, face_centres: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weigh each side's colour call against its upward face's (a wall's top edge, a capstone's
+    top), judged against the flats' faces (`face_centres`, in _colour_space).
+
+    A side's light depends on which way it faces: under a lamp a white wall's shaded side and a
+    black wall's lit one can be the same grey (bench seed 1, installation 20: called at 0.995
+    the wrong way). An upward face is lit as a flat's top is, so its colour and brightness both
+    say which set it is from; but it is thin (a wall's edge is 0.15 pitch) and catches glints.
+    Each call is an independent opinion: their log odds add."""
+    labels, conf = side[0].copy(), side[1].copy()
+    seen = np.isfinite(upper).all(axis=1)
+    if not seen.any():
+        return labels, conf
+    up_labels, up_conf = _nearest(_colour_space(upper[seen]), face_centres)
+
+    def logit(p: np.ndarray) -> np.ndarray:
+        p = np.clip(p, 0.5, SURE_AT_MOST)
+        return np.log(p / (1 - p))
+
+    agree = up_labels == labels[seen]
+    odds = logit(conf[seen]) + np.where(agree, 1.0, -1.0) * logit(up_conf)
+    labels[seen] = np.where(odds >= 0, labels[seen], up_labels)
+    conf[seen] = 1.0 / (1.0 + np.exp(-np.abs(odds)))
     return labels, conf
 
 
@@ -414,7 +453,9 @@ class BoardReader:
         occupied = [s for s in range(len(model.names)) if not fits["empty"][s]]
         colors = fits["top_col"][occupied] if occupied else np.zeros((0, 3))
         top_kinds = [str(fits["kind"][s]) for s in occupied]
-        labels, color_conf = self.colors.classify(colors, top_kinds, self.white, self.black)
+        upward = fits["upward_col"][occupied] if occupied else np.zeros((0, 3))
+        labels, color_conf = self.colors.classify(colors, top_kinds, self.white, self.black,
+                                                  upward)  # fmt: skip
         color_margin = np.zeros(len(model.names))
         color_margin[occupied] = color_conf - 0.5
         view = np.arctan2(np.abs(model.rho), model.cam_z)
@@ -545,6 +586,7 @@ class BoardReader:
         height = p_height.argmax(axis=1) + 1
         kind = np.array([KINDS[k] for k in kind_i], dtype=object)
         top_col = _top_colours(samples, kind, height, self._board_grey())
+        upward = _upward_faces(samples, kind, height, self._board_grey())
         tops = np.array([top_z(k, h) for k, h in zip(kind, height, strict=True)])
         decided = {
             "empty": empty,
@@ -554,6 +596,7 @@ class BoardReader:
             "kind_conf": p_kind[rows, kind_i] / np.maximum(1 - p_empty, 1e-6),
             "height_conf": p_height[rows, height - 1],
             "top_col": top_col,
+            "upward_col": upward,
             "top_z": np.where(empty, 0.0, tops),
             # where a stack starts on its strip: the front edge of a centred piece, a little
             # forward (pieces sit off centre)
@@ -615,6 +658,34 @@ def _top_colours(
     line = np.where(wall_across[:, None, None], across, along)
     body = np.median(line, axis=1)
     return np.where(is_flat[:, None], face, body).astype(np.float32)
+
+
+UPWARD_FACE_Z = 5  # planes (0.75 pitch) above a piece's foot: a wall's top edge (at 0.7, just
+# under: a ray through the square's centre there lands on the edge at any tilt up to 40 degrees);
+# a capstone's top (at 0.8, just above: the ray passes into its top face)
+
+
+def _upward_faces(
+    samples: tuple[np.ndarray, ...], kind: np.ndarray, height: np.ndarray, board_grey: float
+) -> np.ndarray:
+    """[S, 3] colour of each wall's top edge and capstone's top, relative to the light there
+    (as `_top_colours`), NaN for other squares and where the plane grid does not reach it.
+
+    The one sample at the square's centre: a wall's edge is 0.15 pitch wide, about one grid
+    step, and stands whichever way the wall was turned (sampled as the median of the 3 x 3 about
+    the centre, 118 of 2,253 walls' and capstones' colours came out wrong; the centre alone, 30)."""
+    pf, pe = samples[0], samples[1]
+    S = len(kind)
+    z = height.astype(int) - 1 + UPWARD_FACE_Z
+    tall = ((kind == "wall") | (kind == "cap")) & (z < len(PLANE_HEIGHTS))
+    out = np.full((S, 3), np.nan, dtype=np.float32)
+    rows = np.flatnonzero(tall)
+    if len(rows):
+        f = pf[rows, z[rows], 5, 5]
+        e = pe[rows, z[rows], 5, 5]
+        light = np.maximum(e.sum(axis=1) / (3 * board_grey), 0.05)
+        out[rows] = f / light[:, None]
+    return out
 
 
 def _claims(

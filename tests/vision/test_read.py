@@ -202,3 +202,37 @@ def test_light_sides_in_shade_the_hue_is_sure_of_keep_its_call():
     # were two colours; their hue is sure (0.94) and keeps them light
     lit, shaded = [[80, 130, 165], [85, 135, 170]], [[40, 64, 82]] * 2
     assert _side_colours(lit + shaded) == ["light"] * 4
+
+
+def test_a_side_the_wrong_grey_is_put_right_by_its_upward_face():
+    # under a lamp, light walls' shaded sides and dark walls' lit ones are the same grey; their
+    # top edges, lit as the flats' faces are, are not (the colours of bench installation 20)
+    from vision.reader import ColorModel
+
+    faces = np.array([[154, 203, 232], [150, 200, 230], [29, 51, 74], [31, 53, 77]], np.float32)
+    sides = np.array([[62, 106, 145], [52, 89, 140]], np.float32)  # light in shade, dark lit
+    upward = np.array([[150, 198, 228], [30, 52, 76]], np.float32)
+    colors, kinds = np.vstack([faces, sides]), ["flat"] * 4 + ["wall"] * 2
+    by_side, _ = ColorModel().classify(colors, kinds, white=240.0, black=25.0)
+    assert by_side[4] == by_side[5]  # the sides alone cannot tell them apart
+    unseen = np.full((6, 3), np.nan, np.float32)
+    both, sure = ColorModel().classify(colors, kinds, 240.0, 25.0, np.vstack([unseen[:4], upward]))
+    assert both[4:] == ["light", "dark"] and (sure[4:] > 0.5).all()
+    # an edge the plane grid does not reach (NaN) leaves the side's call as it was
+    alone, _ = ColorModel().classify(colors, kinds, 240.0, 25.0, unseen)
+    assert alone == by_side
+
+
+def test_walls_under_a_lamp_are_read_in_their_colours():
+    # bench seed 1, installation 20 (6x6, tilt 12, a lamp): a light wall's side in its shade
+    # was read dark, 0.995 sure; its top edge puts it right
+    size, seed = 6, 249968375
+    camera, look = random_setup(seed, size, tilt_deg=11.864136027990266)
+    reader = BoardReader(size)
+    reader.read(render_frame(Scene(size), camera, look, seed=seed).image)
+    scene = random_scene(956840638, size, hand_probability=0.0)
+    frame = render_frame(scene, camera, look, seed=seed + 2, t=4.0)
+    reading = reader.read(frame.image)
+    tall = {n: t for n, t in frame.truth.squares.items() if t.kind in ("wall", "cap")}
+    assert len(tall) >= 6 and tall["b6"].color == "light"
+    assert {n: reading.squares[n].color for n in tall} == {n: t.color for n, t in tall.items()}
