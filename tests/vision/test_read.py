@@ -236,3 +236,37 @@ def test_walls_under_a_lamp_are_read_in_their_colours():
     tall = {n: t for n, t in frame.truth.squares.items() if t.kind in ("wall", "cap")}
     assert len(tall) >= 6 and tall["b6"].color == "light"
     assert {n: reading.squares[n].color for n in tall} == {n: t.color for n, t in tall.items()}
+
+
+def test_glare_is_taken_off_a_top_before_it_is_divided_by_the_light():
+    # light multiplies, glare adds: the empty board there is 1.2 x its colour + 60 grey levels,
+    # and so is the dark piece over it
+    from vision.reader import _unlit
+
+    wood = np.array([70.0, 120.0, 180.0])
+    grey = float(wood.mean())
+    piece = np.array([20.0, 30.0, 25.0])
+    empty, frame = 1.2 * wood + 60.0, 1.2 * piece + 60.0
+    assert _unlit(frame, empty, grey, wood) == pytest.approx(piece, abs=0.5)
+    taken_for_light = _unlit(frame, empty, grey, None)  # without the board's colour
+    assert taken_for_light.mean() > 2 * piece.mean()
+    # without glare the light alone is divided out, as before
+    assert _unlit(1.2 * piece, 1.2 * wood, grey, wood) == pytest.approx(piece, abs=0.5)
+    # a grey board cannot tell glare from light: left as it was
+    board = np.full(3, 120.0)
+    assert _unlit(frame, 1.2 * board + 60, 120.0, board) == pytest.approx(
+        _unlit(frame, 1.2 * board + 60, 120.0, None))
+
+
+def test_a_dark_flat_under_the_lamps_glare_is_read_dark():
+    # bench seed 1, installation 48 (6x6, tilt 24, a window's glare on the varnish over f5):
+    # the dark flat there was read light, 0.6-0.76 sure, on six frames of ten
+    size, seed = 6, 891556153
+    camera, look = random_setup(seed, size, tilt_deg=23.89655312414565)
+    assert look.glare
+    reader = BoardReader(size)
+    reader.read(render_frame(Scene(size), camera, look, seed=seed).image)
+    scene = random_scene(323731159, size, hand_probability=0.0)
+    frame = render_frame(scene, camera, look, seed=seed + 2, t=4.0)
+    assert frame.truth.squares["f5"].color == "dark"
+    assert reader.read(frame.image).squares["f5"].color == "dark"
