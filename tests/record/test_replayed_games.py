@@ -632,3 +632,15 @@ def test_a_close_call_waited_on_is_asked_when_the_next_ply_comes_instead_of_its_
     # spread waited on lifted, so not those pieces come down: `b2>` asked, then `2b2-`
     notes = replayed_exactly("seed2067-b2.npz")  # the first 38 plies
     assert [n.ply.ptn() for n in notes[35:38]] == ["b2>", "2b2-", "a1+"]
+
+
+def test_a_ply_that_nearly_fits_the_board_is_asked_about_not_reported_illegal():
+    # fresh bench seed 2460 (4x4, tilt 36): `2a3>` brought a dark wall onto b3, in front of b4,
+    # whose light flat the reader then read as a dark one. b4 changed beside a stack now
+    # standing tall, by its look and by the reader's account, and `2a3>` missed the structure
+    # check by 0.06: the board was reported illegal, the players played on, and the game was
+    # out of sync for its last 8 plies. Nothing else came near: asked about, alone, and marked.
+    notes = replayed_exactly("seed2460-start.npz")  # its first 39 plies
+    assert notes[37].uncertain and notes[37].alternatives == ()
+    assert notes[37].reason == "the board nearly shows this ply: a square beside it changed as well"
+    assert not notes[38].uncertain  # the game goes on in sync
