@@ -295,7 +295,7 @@ class BoardReader:
         self.last_fits: dict[str, np.ndarray] | None = None
         self._empty_rect_now: np.ndarray | None = None  # the empty model the frame is read against
         self._lit: dict[str, tuple[int, int, int]] = {}
-        self._grey_cache: tuple[object, float, np.ndarray] = (None, 1.0, np.ones(3))
+        self._tone_cache: tuple[object, float, np.ndarray] = (None, 1.0, np.ones(3))
         self.net = _default_net()
         self.views: SquareViews | None = None
 
@@ -585,7 +585,7 @@ class BoardReader:
         kind_i = p_kind[:, 1:].argmax(axis=1) + 1
         height = p_height.argmax(axis=1) + 1
         kind = np.array([KINDS[k] for k in kind_i], dtype=object)
-        grey, wood = self._board_grey(), self._board_colour()
+        grey, wood = self._board_tone()
         top_col = _top_colours(samples, kind, height, grey, wood)
         upward = _upward_faces(samples, kind, height, grey, wood)
         tops = np.array([top_z(k, h) for k, h in zip(kind, height, strict=True)])
@@ -606,23 +606,19 @@ class BoardReader:
         decided["board_mask"] = _board_mask(self.model, decided)
         return decided
 
-    def _board_grey(self) -> float:
-        """Median brightness of the empty board inside the grid (colours are taken relative to
-        the light on the board there)."""
+    def _board_tone(self) -> tuple[float, np.ndarray]:
+        """The empty board inside the grid: its median brightness (colours are taken relative to
+        the light on the board there) and its median BGR (what glare is told from light by)."""
         assert self._empty_rect_now is not None and self.pose is not None
         rect = self._empty_rect_now
-        if self._grey_cache[0] is not rect:  # the array itself: an id() can be reused
+        if self._tone_cache[0] is not rect:  # the array itself: an id() can be reused
             ppp, m, n = EMPTY_PX_PER_PITCH, EMPTY_MARGIN, self.pose.size
             a, b = round(m * ppp), round((m + n) * ppp)
             grid = rect[a:b, a:b]
-            self._grey_cache = (rect, max(float(np.median(grid.mean(axis=2))), 1.0),
-                                np.median(grid.reshape(-1, 3), axis=0).astype(np.float64))
-        return self._grey_cache[1]
-
-    def _board_colour(self) -> np.ndarray:
-        """Median BGR of the empty board inside the grid (what glare is told from light by)."""
-        self._board_grey()
-        return self._grey_cache[2]
+            grey = max(float(np.median(grid.mean(axis=2))), 1.0)
+            colour = np.median(grid.reshape(-1, 3), axis=0).astype(np.float64)
+            self._tone_cache = (rect, grey, colour)
+        return self._tone_cache[1], self._tone_cache[2]
 
 
 # loaded once per process, on first use (a reader per camera shares them)
