@@ -356,9 +356,10 @@ class Recorder:
 
 class SetupReport:
     """What the frames say about the installation, each said once: where the camera is
-    (`vision.mount`; again after a bump only if the advice changed) and, once the game has a lone
-    light flat, how far the light pieces stand out from the board (`vision.contrast`, against the
-    first clean frame, which shows the empty board a recording starts with)."""
+    (`vision.mount`; again after a bump only if the advice changed), whether the bare board is
+    overexposed (`vision.exposure`, on the first clean frame, which shows the empty board a
+    recording starts with) and, once the game has a lone light flat, how far the light pieces
+    stand out from the board (`vision.contrast`, against that first frame)."""
 
     def __init__(self, reader) -> None:
         self.reader = reader
@@ -370,6 +371,7 @@ class SetupReport:
         """What to say about this frame; `committed`: a ply was committed on it, so the board
         shows `position` (a clean frame before the tracker catches up shows the next ply)."""
         from controller.service.camera import light_piece_contrast
+        from vision.exposure import check_exposure
         from vision.mount import check_mount
 
         lines = []
@@ -383,6 +385,7 @@ class SetupReport:
             return lines
         if self._empty is None:
             self._empty = frame
+            lines.append(check_exposure(frame, pose).summary())
             return lines
         check = light_piece_contrast(frame, self._empty, pose, position) if committed else None
         if check is not None:

@@ -70,6 +70,28 @@ def test_light_pieces_close_to_the_board_colour_are_reported_once_a_light_flat_i
     assert any("piece contrast" in r.getMessage() for r in caplog.records)
 
 
+def test_a_bare_board_overexposed_by_glare_is_reported_on_the_overlay_and_logged_once(
+        tmp_path, caplog):  # fmt: skip
+    """The pipeline judges its picture of the bare board (vision/exposure.py): bench seed 1's
+    installation 34, a lamp's glare clipping the wood over two squares."""
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_setup, render_frame
+
+    settings = Settings(data_dir=tmp_path, camera="none", serial="none", size=6)
+    camera, look = random_setup(1073517566, 6, tilt_deg=4.306467830495411)
+    empty = render_frame(Scene(6), camera, look, seed=1073517566).image
+    pipeline = CameraPipeline(lambda: None, settings=settings, clock=WallClock())
+    pipeline.reference = empty
+    pipeline.reader = BoardReader(6, reference=empty)
+    reading = pipeline.reader.read(empty)
+    with caplog.at_level(logging.WARNING, logger="controller.service.camera"):
+        for _ in range(3):  # judged once per pose and reference, not once per frame
+            overlay = pipeline._make_overlay(empty, reading)
+    exposure = overlay["exposure"]
+    assert exposure["clipped_share"] > 0.05 and "overexposed" in exposure["advice"][0]
+    assert sum("camera exposure" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_the_contrast_is_measured_on_the_board_the_light_flat_was_committed_on(tmp_path):
     """The next ply made at once (the light flat moved on before the camera's tracker caught
     up) must not be measured as the bare square it left: 0, where the flat stands out by 28."""

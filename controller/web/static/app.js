@@ -435,7 +435,7 @@ async function refreshCameraOverlay() {
   if (!cam) return;
   state.camera = cam;
   const o = cam.overlay || {};
-  renderMount(o.mount, o.contrast);
+  renderMount(o.mount, o.contrast, o.exposure);
   const svg = $("#camera-overlay");
   svg.replaceChildren();
   if (!o.width) return;
@@ -460,13 +460,15 @@ async function refreshCameraOverlay() {
 }
 
 // where the camera is, as the located board tells it (vision/mount.py), how far the light pieces
-// stand out from the board (vision/contrast.py), and what to change
-function renderMount(mount, contrast) {
+// stand out from the board (vision/contrast.py), whether the bare board is overexposed
+// (vision/exposure.py), and what to change
+function renderMount(mount, contrast, exposure) {
   const p = $("#camera-mount");
   if (!mount) { p.textContent = ""; p.classList.remove("warn"); return; }
   let head = `camera ${Math.round(mount.view_angle_deg)}° from vertical · squares ${Math.round(mount.square_px)} px`;
   if (contrast) head += ` · light pieces ΔE ${Math.round(contrast.delta_e)} from the board`;
-  const advice = [...mount.advice, ...(contrast ? contrast.advice : [])];
+  const advice = [...mount.advice, ...(exposure ? exposure.advice : []),
+                  ...(contrast ? contrast.advice : [])];
   p.textContent = advice.length ? `${head}: ${advice.join("; ")}` : `${head} · set-up good`;
   p.classList.toggle("warn", advice.length > 0);
 }
