@@ -4,7 +4,7 @@ The reader takes a top's colour relative to the light on the board under it, and
 lamp or a window reflected in the varnish) off first, fitted from the board's own colour
 (`vision.reader._unlit`). Where the empty board is clipped in two channels or more there is
 nothing to fit: a dark flat under such a glare is read light, frame after frame (bench seed 1,
-installations 33 and 34: their last colour errors). The camera's exposure, or where the light
+installations 10, 33 and 34: their last colour errors). The camera's exposure, or where the light
 stands, is the user's to change; the reader cannot.
 
 `check_exposure(empty, pose)` measures the clipped share of the grid on a frame of the bare board
@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from vision.locate import BoardPose
+from vision.reader import CLIPPED  # where the glare fit leaves a channel out
 
-CLIPPED = 245  # a channel this bright may be clipped (as `vision.reader.CLIPPED`)
 OVEREXPOSED_SHARE = 0.01  # of the grid's pixels clipped in two channels or more: worth saying
 
 

@@ -227,9 +227,7 @@ def test_walls_under_a_lamp_are_read_in_their_colours():
     # bench seed 1, installation 20 (6x6, tilt 12, a lamp): a light wall's side in its shade
     # was read dark, 0.995 sure; its top edge puts it right
     size, seed = 6, 249968375
-    camera, look = random_setup(seed, size, tilt_deg=11.864136027990266)
-    reader = BoardReader(size)
-    reader.read(render_frame(Scene(size), camera, look, seed=seed).image)
+    camera, look, reader = _installation(seed, size, 11.864136027990266)
     scene = random_scene(956840638, size, hand_probability=0.0)
     frame = render_frame(scene, camera, look, seed=seed + 2, t=4.0)
     reading = reader.read(frame.image)
@@ -262,10 +260,8 @@ def test_a_dark_flat_under_the_lamps_glare_is_read_dark():
     # bench seed 1, installation 48 (6x6, tilt 24, a window's glare on the varnish over f5):
     # the dark flat there was read light, 0.6-0.76 sure, on six frames of ten
     size, seed = 6, 891556153
-    camera, look = random_setup(seed, size, tilt_deg=23.89655312414565)
+    camera, look, reader = _installation(seed, size, 23.89655312414565)
     assert look.glare
-    reader = BoardReader(size)
-    reader.read(render_frame(Scene(size), camera, look, seed=seed).image)
     scene = random_scene(323731159, size, hand_probability=0.0)
     frame = render_frame(scene, camera, look, seed=seed + 2, t=4.0)
     assert frame.truth.squares["f5"].color == "dark"
