@@ -540,8 +540,9 @@ def _komi_half_flats(komi: float) -> int:
     return int(half)
 
 
-def progress_bar(total: int | None, out=sys.stderr) -> Callable[[int, str], None]:
+def progress_bar(total: int | None, out=None) -> Callable[[int, str], None]:
     """A one-line progress bar on stderr: `[#####.....] 412/800 frames  ply 23: c3+`."""
+    out = out or sys.stderr  # the stream of the moment, not the one there when this was imported
     last = [-1]
 
     def update(done: int, note: str = "") -> None:
