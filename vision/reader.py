@@ -24,7 +24,7 @@ from vision import appearance, geometry
 from vision.calibration import Calibration, square_features
 from vision.gate import HandGate, MotionGate
 from vision.locate import BoardLocator, BoardNotFoundError, BoardPose, poses_differ
-from vision.net import KINDS, SquareNet
+from vision.net import KINDS, Ensemble
 from vision.reading import BoardReading, SquareReading
 from vision.squares import SquareModel, top_z
 from vision.views import (
@@ -622,7 +622,7 @@ class BoardReader:
 
 
 # loaded once per process, on first use (a reader per camera shares them)
-_default_net = functools.cache(SquareNet.load)
+_default_net = functools.cache(Ensemble.load)
 _default_calibration = functools.cache(Calibration.load)
 _mirror = functools.cache(mirror_index)
 MIRROR_BELOW = 0.95  # a square the classifier is less sure of is read mirrored too

@@ -469,9 +469,10 @@ def _add_train(subparsers) -> None:
         help="render training boards and fit the square classifier the reader uses",
         description="Render INSTALLATIONS simulated installations (10 frames each), fit the "
         "square classifier on them, scale its confidences on held-out installations and write "
-        "the weights. The shipped vision/square_net.npz was made with the defaults: 3600 "
-        "installations, 10 epochs (about 70 minutes on two cores; the examples, 15 GB, go to "
-        "disk as they are rendered and are read from there).",
+        "the weights. The reader averages two nets trained apart: vision/square_net.npz was "
+        "made with the defaults (3600 installations, 10 epochs: about 70 minutes on two cores; "
+        "the examples, 15 GB, go to disk as they are rendered and are read from there), "
+        "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600).",
     )
     parser.add_argument("--installations", type=int, default=3600, help="training installations")
     parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
@@ -505,8 +506,9 @@ def _add_train(subparsers) -> None:
     parser.add_argument(
         "--first-rank", type=int, default=None, metavar="R",
         help="read the first layer as a product of rank R, fitted to the training squares "
-        "(default: the shipped net's, 192 of 256 units: a quarter less of the net's work, about "
-        "0.3 ms a frame here, for almost the same calls; 0 keeps the layer whole)",
+        "(default: the shipped nets', 128 of 256 units: half the net's work, so that the "
+        "reader's two nets cost about what one whole one would, for almost the same calls; 0 "
+        "keeps the layer whole)",
     )  # fmt: skip
     parser.set_defaults(_vision_run=_run_train)
 

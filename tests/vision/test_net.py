@@ -143,10 +143,11 @@ def test_a_factored_first_layer_reads_almost_as_the_whole_one_and_survives_a_sav
         factor_first_layer(net, X, 32)
 
 
-def test_the_shipped_net_is_factored_and_reads_the_same_after_a_save(tmp_path):
-    from vision.net import FIRST_RANK, SquareNet
+@pytest.mark.parametrize("member", [0, 1])
+def test_the_shipped_nets_are_factored_and_read_the_same_after_a_save(tmp_path, member):
+    from vision.net import FIRST_RANK, MEMBERS, SquareNet
 
-    net = SquareNet.load()
+    net = SquareNet.load(MEMBERS[member])
     assert net.first_factors is not None and net.first_factors[1].shape[0] == FIRST_RANK
     net.save(tmp_path / "net.npz")
     with np.load(tmp_path / "net.npz") as data:
@@ -161,3 +162,34 @@ def test_a_rank_the_net_cannot_have_is_refused_before_anything_is_rendered(tmp_p
     with pytest.raises(ValueError, match="first rank 256: 1 to 255"):
         training.run(1, 1, 1, 1, tmp_path / "net.npz", data=tmp_path, first_rank=256)
     assert not list(tmp_path.iterdir())
+
+
+def test_an_ensemble_reads_the_input_once_and_gives_its_members_average():
+    from vision.net import Ensemble, factor_first_layer
+
+    X, kind, height = _correlated_problem(3000, 8)
+    factored = train(X, kind, height, hidden=(24, 12), epochs=5, batch=64, seed=1)
+    factor_first_layer(factored, X, 10)
+    factored.temperature = (1.3, 0.8)
+    whole = train(X[::-1], kind[::-1], height[::-1], hidden=(16, 8), epochs=5, batch=64, seed=2)
+    ensemble = Ensemble((factored, whole))
+    Xt = _correlated_problem(300, 9)[0]
+    k1, h1 = factored.predict(Xt)
+    k2, h2 = whole.predict(Xt)
+    assert not np.allclose(k1, k2, atol=1e-3)  # two nets that read differently...
+    k, h = ensemble.predict(Xt)
+    assert np.allclose(k, (k1 + k2) / 2, atol=1e-5)  # ...averaged, however their layers are
+    assert np.allclose(h, (h1 + h2) / 2, atol=1e-5)
+    assert np.allclose(k.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_the_shipped_ensemble_has_two_members_that_do_not_always_agree():
+    """Trained on different installations: were they copies, the second would be dead weight."""
+    from vision.net import MEMBERS, Ensemble
+
+    ensemble = Ensemble.load()
+    assert len(ensemble.members) == len(MEMBERS) == 2
+    x = (np.random.default_rng(4).normal(size=(50, N_FEATURES)) * ensemble.members[0].scale
+         + ensemble.members[0].mean).astype(np.float32)  # fmt: skip
+    (a, _), (b, _) = (net.predict(x) for net in ensemble.members)
+    assert np.abs(a - b).max() > 0.01
