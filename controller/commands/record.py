@@ -18,10 +18,11 @@ game of that journal, waiting until the board shows its position.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,7 +172,7 @@ class Recorder:
         decision = event.decision
         events = [event]
         if isinstance(decision, Commit):
-            self._write(self._follow_doubt(decision.ply))
+            self._write(self._follow_doubt(decision.ply, decision.number))
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
@@ -181,7 +182,7 @@ class Recorder:
             number = self.tracker.position.ply_count + 1
             follows = self.tracker.accept(best.ply, guess=True, then=best.then)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
-                self._follow_doubt(best.ply)  # older doubts go with the pieces it moved
+                self._follow_doubt(best.ply, number)  # older doubts go with the pieces it moved
             self._doubt.update(heights)  # this ply is the nearest cause to name
             self._wall_doubt.update(walls)
             if one_or_two and self._count_doubt is None:  # (the first such names the cause)
@@ -272,13 +273,36 @@ class Recorder:
             heights[best.ply.square] = number
         return heights, walls
 
-    def _follow_doubt(self, ply: Ply) -> PlyNote:
-        """A ply the tracker was sure of, as a note: unsure after all when it carries pieces from
-        a square in doubt (how many there were to carry, and so its PTN, depends on the unsure
-        ply: bench seed 41, `2c1>` recorded unsure for `2c1>11`, then `d1<` committed as `2d1<`).
-        The squares it drops on are then in doubt too; a square it empties is not."""
+    @contextlib.contextmanager
+    def _as_after(self, number: int) -> Iterator[None]:
+        """The game as it stood just after ply `number`. The tracker may have played more by
+        the time the recorder follows a ply (two plies committed together, a reply played with
+        a guess), and a ply is judged on the board it left: judged after both, a square the
+        second ply emptied looked emptied by the first, out of doubt, and the second went
+        unmarked (fresh bench seed 2581: `2c5>` and `c5>` committed together, counts swapped)."""
+        position = self.tracker.position
+        later = []
+        while position.ply_count > number:
+            later.append(position.pop())
+        try:
+            yield
+        finally:
+            for ply in reversed(later):
+                position.push(ply)
+
+    def _follow_doubt(self, ply: Ply, number: int) -> PlyNote:
+        """Ply `number`, which the tracker was sure of, as a note: unsure after all when it
+        carries pieces from a square in doubt (how many there were to carry, and so its PTN,
+        depends on the unsure ply: bench seed 41, `2c1>` recorded unsure for `2c1>11`, then
+        `d1<` committed as `2d1<`). The squares it drops on are then in doubt too; a square it
+        empties is not."""
+        with self._as_after(number):
+            return self._follow_doubt_now(ply)
+
+    def _follow_doubt_now(self, ply: Ply) -> PlyNote:
+        """`_follow_doubt` on the game as it stood just after `ply`."""
         source = None if ply.is_placement else self._doubt.get(ply.square)
-        position = self.tracker.position  # the ply is already played in it
+        position = self.tracker.position
         squares = ply.squares(self.size)
         for sq in squares:
             if not position.stack(sq):

@@ -358,6 +358,25 @@ def test_a_placement_guessed_under_the_drop_of_its_reply_leaves_that_square_in_d
     assert last == ["unsure (carries pieces from d3, which depends on unsure ply 5)"]
 
 
+def test_two_plies_committed_at_once_are_each_judged_on_the_board_they_left():
+    # b1< or b1+ (ply 5) leaves a1 two high or one. `a1+` and `a1>` then come from the tracker
+    # together (the board seen after both): when the recorder follows the first, the game has
+    # the second played too, and a1 looked empty, out of doubt, so `a1>` was written unmarked
+    # (fresh bench seed 2581, session 24's reader: `2c5>` and `c5>` committed together, the
+    # counts swapped, the second a silent error).
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
+    ask(Candidate(Ply.from_ptn("b1<"), 0.0), Candidate(Ply.from_ptn("b1+"), 0.0))
+    commit("d3")
+    position = recorder.tracker.position
+    first, second = position.play("a1+"), position.play("a1>")
+    recorder._apply(Event(0, 0.0, Commit(first, 1.0, position.ply_count - 1)))
+    recorder._apply(Event(0, 0.0, Commit(second, 2.0, position.ply_count)))
+    plies, marks, last = written(recorder)
+    assert plies == ["a1", "e5", "b1", "d4", "b1<", "d3", "a1+", "a1>"]
+    assert marks == ["", "", "", "", "?", "", "?", "?"]
+    assert last == ["unsure (carries pieces from a1, which depends on unsure ply 5)"]
+
+
 def test_a_ply_asked_about_alone_leaves_the_squares_it_alters_in_doubt():
     # `b1<` asked with no other candidate (the board shows it, though not as every square
     # looks): had it not been played, a1 is one high, and `2a1>` carries a count that rests on
