@@ -1,9 +1,11 @@
-"""The square classifier: a small multilayer perceptron over `vision.views` features.
+"""The square classifier: small multilayer perceptrons over `vision.views` features.
 
 Per square it gives two probability tables: what stands on top (empty, flat, wall, capstone) and
 how many pieces the stack holds (1..8, meaningful when not empty). Plain numpy, so it runs
 anywhere the reader runs (a Pi included) with nothing to install: two hidden layers, ReLU,
-softmax heads, weights in `square_net.npz` next to this module (about 2 MB).
+softmax heads. The reader reads with two such nets trained on different rendered boards and
+averages them (`Ensemble`); their weights are `square_net.npz` and `square_net_2.npz` next to
+this module (1.4 MB each).
 
 Why learned: the hand-written strip model this replaced had to be told, constant by constant,
 what a wall seen at 35 degrees in a shadow looks like, and read 83 % of kinds and 52 % of heights
