@@ -32,6 +32,8 @@ from vision.views import N_FEATURES
 WEIGHTS = Path(__file__).with_name("square_net.npz")
 # the reader's nets (`Ensemble`): the first, and one trained on the next 3,600 installations
 MEMBERS = (WEIGHTS, WEIGHTS.with_name("square_net_2.npz"))
+# how each member was made beyond the defaults (the second: on the next 3,600 installations)
+_TRAIN_OPTIONS = {MEMBERS[1].name: " --first 3600"}
 KINDS = ("empty", "flat", "wall", "cap")
 MAX_HEIGHT = 8
 N_OUT = len(KINDS) + MAX_HEIGHT
@@ -62,7 +64,7 @@ class SquareNet:
         if not path.exists():
             raise FileNotFoundError(
                 f"{path}: the square classifier's weights are missing; "
-                "`takboard vision train` makes them"
+                f"`takboard vision train{_TRAIN_OPTIONS.get(path.name, '')} -o {path}` makes them"
             )
         with np.load(path) as data:
             n = int(data["n_layers"])

@@ -193,3 +193,11 @@ def test_the_shipped_ensemble_has_two_members_that_do_not_always_agree():
          + ensemble.members[0].mean).astype(np.float32)  # fmt: skip
     (a, _), (b, _) = (net.predict(x) for net in ensemble.members)
     assert np.abs(a - b).max() > 0.01
+
+
+def test_a_missing_member_s_weights_say_how_to_make_them(tmp_path):
+    from vision.net import MEMBERS, Ensemble
+
+    paths = (MEMBERS[0], tmp_path / MEMBERS[1].name)
+    with pytest.raises(FileNotFoundError, match=r"vision train --first 3600 -o .*square_net_2"):
+        Ensemble.load(paths)
