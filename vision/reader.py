@@ -707,7 +707,7 @@ UPWARD_FACE_Z = 5  # planes (0.75 pitch) above a piece's foot: a wall's top edge
 
 def _upward_faces(
     samples: tuple[np.ndarray, ...], kind: np.ndarray, height: np.ndarray, board_grey: float,
-    board_colour: np.ndarray | None = None,
+    board_colour: np.ndarray,
 ) -> np.ndarray:
     """[S, 3] colour of each wall's top edge and capstone's top, relative to the light there
     (as `_top_colours`), NaN for other squares and where the plane grid does not reach it.
