@@ -237,6 +237,7 @@ class Revisions:
         back = position.ply_count - number + 1
         popped = [position.pop() for _ in range(back)][::-1]  # the revised ply, then the later
         self._replay, self._replay_revised = popped[1:], (alternative, again)
+        self._replay_asked = [(n, o) for n, o in self._asked if n > number]
         self._asked = [(n, o) for n, o in self._asked if n < number]
         self._reevaluate = True
         ask = Ask((Candidate(alternative, 0.0), Candidate(original, 0.0)),

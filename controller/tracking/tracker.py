@@ -194,6 +194,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # alternative would have them (it may have changed one: `_played_then`)
         self._replay: list[Ply] = []
         self._replay_revised: tuple[Ply, list[Ply]] | None = None
+        # ... and the questions asked about those plies, kept for when they are played again
+        self._replay_asked: list[tuple[int, dict[Ply, float]]] = []
         self._reevaluate = False  # judge the still board again once the pending Ask is answered
         # the unmatched board lacks a stack the player to move may be holding: judged again once
         # it has stood `lifted_grace_s` since `unmatched_since`
@@ -328,10 +330,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         replay = self._replay
         if self._replay_revised is not None and self._replay_revised[0] == played:
             replay = self._replay_revised[1]
-        for later in replay:
+        # A later ply played again as it was recorded is still the close call it was: it stays
+        # open to revision (fresh bench seed 2605: ply 3 revised at ply 25 took ply 4's question
+        # with it, and when a later spread showed ply 4's wall a flat, nothing could revise it;
+        # the game was out of sync for its last 14 plies).
+        asked_then = dict(self._replay_asked)
+        for i, later in enumerate(replay):
             again = self.position.play(later)
-            out.append(Commit(again, 0.0, self.position.ply_count))
-        self._replay, self._replay_revised = [], None
+            number = self.position.ply_count
+            out.append(Commit(again, 0.0, number))
+            if i < len(self._replay) and later == self._replay[i] and number in asked_then:
+                self._asked.append((number, asked_then[number]))
+        self._replay, self._replay_revised, self._replay_asked = [], None, []
         return out + self._game_over()
 
     def decline(self) -> bool:

@@ -269,6 +269,26 @@ def test_a_close_call_far_back_is_revised_when_a_much_later_spread_shows_it():
     assert camera.tracker.position.tps() == truth.tps()
 
 
+def test_a_close_call_played_again_after_an_older_one_was_revised_can_itself_be_revised():
+    # c2 (black's flat) recorded Sc2?, then d3 (white's flat) recorded Sd3?; c3- onto c2
+    # revises ply 4 and plays ply 5 again as recorded, still a close call: when black later
+    # moves d4 onto d3, only a flat there fits, and ply 5 is revised in turn (fresh bench seed
+    # 2605: ply 4's question went with ply 3's revision; the game was out of sync for its
+    # last 14 plies)
+    truth, camera = _c2_flat_recorded_as_a_wall()
+    _placed_and_asked(camera, truth, "d3", "d3", ((WHITE, WALL),), 0.8, person=False)
+    assert committed(camera.log)[-1] == "Sd3"
+    for ptn in ("a5", "c3-"):
+        camera.play(truth, ptn)
+    camera.board(truth, 1.0)
+    assert committed(camera.log)[-4:] == ["c2", "Sd3", "a5", "c3-"]  # ply 4 revised
+    for ptn in ("d4", "b1", "d4-"):
+        camera.play(truth, ptn)
+    camera.board(truth, 1.0)
+    assert camera.tracker.position.tps() == truth.tps()
+    assert committed(camera.log)[-6:] == ["d3", "a5", "c3-", "d4", "b1", "d4-"]
+
+
 def _placed_and_asked(
     camera: Camera, truth: Position, ptn: str, square: str, read_as: tuple, sure: float,
     person: bool,
