@@ -493,10 +493,13 @@ class BoardReader:
             else:
                 ec, kc, hc = (float(fits[k][s]) for k in ("empty_conf", "kind_conf", "height_conf"))
                 cc = float(conf_of[s])
+                height = int(fits["height"][s])
+                kind_p = _with_call_at(fits["kind_p"][s], KINDS.index(fits["kind"][s]) - 1, kc)
                 squares[name] = SquareReading(
-                    False, label_of[s], str(fits["kind"][s]), int(fits["height"][s]),
+                    False, label_of[s], str(fits["kind"][s]), height,
                     confidence=min(ec, kc, hc, cc), empty_confidence=ec, color_confidence=cc,
-                    kind_confidence=kc, height_confidence=hc,
+                    kind_confidence=kc, height_confidence=hc, kind_probabilities=kind_p,
+                    height_probabilities=_with_call_at(fits["height_p"][s], height - 1, hc),
                 )  # fmt: skip
         confidence = float(np.mean([sq.confidence for sq in squares.values()]))
         if occluded:
@@ -596,6 +599,8 @@ class BoardReader:
             "empty_conf": np.maximum(p_empty, 1 - p_empty),
             "kind_conf": p_kind[rows, kind_i] / np.maximum(1 - p_empty, 1e-6),
             "height_conf": p_height[rows, height - 1],
+            "kind_p": p_kind[:, 1:] / np.maximum(1 - p_empty, 1e-6)[:, None],
+            "height_p": p_height,
             "top_col": top_col,
             "upward_col": upward,
             "top_z": np.where(empty, 0.0, tops),
@@ -626,6 +631,25 @@ _default_net = functools.cache(Ensemble.load)
 _default_calibration = functools.cache(Calibration.load)
 _mirror = functools.cache(mirror_index)
 MIRROR_BELOW = 0.95  # a square the classifier is less sure of is read mirrored too
+
+
+def _with_call_at(p: np.ndarray, call: int, confidence: float) -> tuple[float, ...]:
+    """The classifier's distribution `p` with its call at the (calibrated) `confidence` and the
+    rest shared as the classifier shares it: what the reading says, and which answer it leans to
+    next. (Calibration only knows how far the call itself is to be trusted.) No other answer is
+    made likelier than the call: where calibration lowered the call below a runner-up's share,
+    the runner-up is held at the call's and the rest goes to the others."""
+    rest = np.delete(p, call).astype(np.float64)
+    total = float(rest.sum())
+    rest = rest / total if total > 1e-9 else np.full(len(rest), 1.0 / len(rest))
+    others = np.minimum(rest * (1.0 - confidence), confidence)
+    room = confidence - others
+    left = 1.0 - confidence - float(others.sum())
+    if left > 0 and room.sum() > 0:
+        others += room * min(1.0, left / float(room.sum()))
+    out = np.insert(others, call, confidence)
+    # (float32, as stored in a readings file: a replay then sees what the live tracker saw)
+    return tuple(float(x) for x in (out / out.sum()).astype(np.float32))
 
 
 def _top_colours(

@@ -29,6 +29,12 @@ class SquareReading:
     color_confidence: float = 1.0
     kind_confidence: float = 1.0
     height_confidence: float = 1.0
+    # The whole of the reader's belief, given the square is occupied, where it has one: the top's
+    # kind (flat, wall, capstone) and the stack's height (1, 2, ... 8). The calls above are their
+    # most likely entries, at the confidences above; the rest tells tracking which other answer
+    # the reader leans to (a height read 2 at 0.55 may have 3 at 0.4 or 1 at 0.4).
+    kind_probabilities: tuple[float, ...] | None = None
+    height_probabilities: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.empty and (self.color or self.kind or self.height):
@@ -40,6 +46,9 @@ class SquareReading:
                 raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
             if self.height < 1:
                 raise ValueError(f"an occupied square has height >= 1, got {self.height}")
+        if self.kind_probabilities is not None and len(self.kind_probabilities) != len(KINDS):
+            raise ValueError(f"kind_probabilities: one per kind {KINDS}, got "
+                             f"{self.kind_probabilities!r}")  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -19,6 +19,7 @@ import numpy as np
 
 from vision.appearance import BINS
 from vision.geometry import square_name
+from vision.net import MAX_HEIGHT
 from vision.reading import BoardReading, SquareReading
 
 COLORS = (None, "light", "dark")  # stored as their index
@@ -51,6 +52,9 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
     answers = np.zeros((F, S, 4), np.int8)
     confidences = np.zeros((F, S, 5))
     looks = np.full((F, S, BINS, 3), np.nan, np.float32)
+    # the reader's whole belief on occupied squares (kinds, heights 1..8), where it gave one
+    kind_p = np.full((F, S, len(KINDS) - 1), np.nan, np.float32)
+    height_p = np.full((F, S, MAX_HEIGHT), np.nan, np.float32)
     for i, r in enumerate(readings):
         flags[i] = [getattr(r, f) for f in FLAGS]
         confidence[i] = r.confidence
@@ -61,10 +65,16 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
                                  sq.height)  # fmt: skip
                 confidences[i, j] = (sq.confidence, sq.empty_confidence, sq.color_confidence,
                                      sq.kind_confidence, sq.height_confidence)  # fmt: skip
+                if sq.kind_probabilities is not None:
+                    kind_p[i, j] = sq.kind_probabilities
+                if sq.height_probabilities is not None:
+                    heights = sq.height_probabilities[:MAX_HEIGHT]
+                    height_p[i, j, : len(heights)] = heights
             if r.appearance is not None and name in r.appearance:
                 looks[i, j] = r.appearance[name]
     np.savez_compressed(path, size=size, flags=flags, confidence=confidence, answers=answers,
-                        confidences=confidences, looks=looks, plies=np.array(list(plies), str),
+                        confidences=confidences, looks=looks, kind_p=kind_p, height_p=height_p,
+                        plies=np.array(list(plies), str),
                         source=np.array(source))  # fmt: skip
 
 
@@ -82,6 +92,8 @@ def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading],
         raise ValueError(f"{path}: not a readings file (no {', '.join(sorted(missing))})")
     size = int(data["size"])
     names = _names(size)
+    # (files written before the readers gave whole distributions have none)
+    kind_p, height_p = data.get("kind_p"), data.get("height_p")
     readings = []
     for i in range(len(data["flags"])):
         squares = {}
@@ -94,6 +106,8 @@ def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading],
                     empty=read == 2, color=COLORS[color], kind=KINDS[kind], height=height,
                     confidence=c[0], empty_confidence=c[1], color_confidence=c[2],
                     kind_confidence=c[3], height_confidence=c[4],
+                    kind_probabilities=_distribution(kind_p, i, j),
+                    height_probabilities=_distribution(height_p, i, j),
                 )  # fmt: skip
             look = data["looks"][i, j]
             if not np.isnan(look).any():
@@ -103,3 +117,9 @@ def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading],
                                      squares=squares, appearance=appearance or None,
                                      **flags))  # fmt: skip
     return size, readings, [str(p) for p in data["plies"]]
+
+
+def _distribution(stored: np.ndarray | None, frame: int, square: int) -> tuple[float, ...] | None:
+    if stored is None or np.isnan(stored[frame, square]).all():
+        return None
+    return tuple(float(x) for x in stored[frame, square])

@@ -7,9 +7,11 @@ turns each guess into soft evidence:
     p_light         probability the top piece is light (player 1), given the square is occupied
     p_kind          probabilities of the top piece being a flat / wall / capstone
     height          estimated stack height (pieces) and how much to trust it (0 = not at all)
+    height_p        P(height = 1, 2, ...), where the reader gave its whole belief
 
 A confidence c for a reported value v means "v with probability c"; the rest of the probability is
-spread over the other values. Averaging these over the frames of a stable window gives the evidence
+spread over the other values as the reader spread it, where it says (its kind and height
+distributions), else evenly. Averaging these over the frames of a stable window gives the evidence
 that inference scores every candidate ply against. Duck-typed on purpose: anything with vision's
 attribute names works, so tracking never depends on how vision computes them.
 """
@@ -30,6 +32,9 @@ class SquareEvidence:
     p_kind: tuple[float, float, float]  # flat, wall, cap
     height: float
     height_weight: float
+    # P(height = 1, 2, ...) given occupied, where the reader gave its whole belief (scoring then
+    # weighs every height by it, not only the call)
+    height_p: tuple[float, ...] | None = None
 
     @property
     def occupied(self) -> bool:
@@ -64,8 +69,12 @@ def square_evidence(square) -> SquareEvidence:
     kind_conf = _clip(getattr(square, "kind_confidence", square.confidence))
     height_conf = _clip(getattr(square, "height_confidence", square.confidence))
     p_light = color_conf if square.color == "light" else 1.0 - color_conf
-    rest = (1.0 - kind_conf) / 2
-    p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
+    whole = getattr(square, "kind_probabilities", None)
+    if whole is not None:
+        p_kind = [_clip(p) for p in whole]
+    else:  # the call alone: the rest shared evenly
+        rest = (1.0 - kind_conf) / 2
+        p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
     # A wall and a capstone are both tall and, seen from some angles, alike: a reader's call
     # between the two is trusted only so far, so a doubtful one is asked about, never guessed.
     wall, cap = p_kind[1], p_kind[2]
@@ -77,6 +86,7 @@ def square_evidence(square) -> SquareEvidence:
         p_kind=tuple(p_kind),  # type: ignore[arg-type]
         height=float(square.height),
         height_weight=height_conf,
+        height_p=_heights(getattr(square, "height_probabilities", None)),
     )
 
 
@@ -106,7 +116,11 @@ def average(frames: Iterable[Mapping[str, SquareEvidence]]) -> dict[str, SquareE
             if weight > 0
             else sum(e.height for e in seen) / m
         )
-        out[name] = SquareEvidence(p_occ, p_light, p_kind, height, weight / m)  # type: ignore[arg-type]
+        whole = [e.height_p for e in seen if e.height_p is not None]
+        height_p = (tuple(sum(col) / len(whole) for col in zip(*whole, strict=True))
+                    if whole else None)  # fmt: skip
+        out[name] = SquareEvidence(p_occ, p_light, p_kind, height, weight / m,  # type: ignore[arg-type]
+                                   height_p)  # fmt: skip
     return out
 
 
@@ -152,6 +166,15 @@ def flipped_squares(
 ) -> set[str]:
     """The squares where the reader is sure a piece came or went between two boards' readings."""
     return {sq for sq, ev in now.items() if sq in then and occupancy_flipped(ev, then[sq])}
+
+
+def _heights(p) -> tuple[float, ...] | None:
+    """A reader's height distribution (normalised: a stored one may have lost a little)."""
+    if p is None:
+        return None
+    clipped = [_clip(x) for x in p]
+    total = sum(clipped)
+    return tuple(x / total for x in clipped) if total > 0 else None
 
 
 def _clip(value: float) -> float:

@@ -1,20 +1,22 @@
 """Scoring: how badly a hypothesised board disagrees with the evidence. Lower is better.
 
 A hypothesis is a board (stacks per square) that the rules engine produced: the current position,
-the
-position after one legal ply, or a recent earlier position (a takeback). Each square adds a cost:
+the position after one legal ply, or a recent earlier position (a takeback). Each square adds a
+cost:
 
     expected empty      W_OCCUPIED * p_occupied
     expected a stack    W_OCCUPIED * (1 - p_occupied)
                         + p_occupied * ( W_COLOR  * P(top colour is not the expected one)
                                        + W_KIND   * P(top kind is not the expected one)
-                                       + W_HEIGHT * height_weight * min(|height - expected|, 3) )
+                                       + W_HEIGHT * height_error )
 
-so every term is weighted by what vision was sure of. Heights carry less weight than tops (they are
+so every term is weighted by what vision was sure of. `height_error` is the read height's
+distance from the expected one (capped at HEIGHT_CAP pieces) times the reader's confidence, or,
+where the reader gave its whole distribution over heights, the distance expected under it (less
+that of the best-fitting height). Heights carry less weight than tops (they are
 harder to see), but they are what separates spreads whose tops look the same (3c3+12 vs 3c3+21): a
 tilted camera sees stack sides and reports heights with confidence, a camera straight above
-does not,
-and then such spreads come out close and are asked about instead of guessed.
+does not, and then such spreads come out close and are asked about instead of guessed.
 
 Scoring one ply only rescoring the squares it touches (`ply.squares(size)`), on the real `Position`
 via push/pop: there is no second copy of the rules here.
@@ -22,6 +24,7 @@ via push/pop: there is no second copy of the rules here.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -51,12 +54,33 @@ def square_cost(stack: Stack, evidence: SquareEvidence | None) -> float:
     player, stone = stack[-1]
     p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
     p_kind_ok = evidence.p_kind[_KIND_INDEX[stone]]
-    height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
     return W_OCCUPIED * (1.0 - evidence.p_occupied) + evidence.p_occupied * (
         W_COLOR * (1.0 - p_color_ok)
         + W_KIND * (1.0 - p_kind_ok)
-        + W_HEIGHT * evidence.height_weight * height_err
+        + W_HEIGHT * height_error(evidence, len(stack))
     )
+
+
+def height_error(evidence: SquareEvidence, height: int) -> float:
+    """How far the read height is from `height` (pieces, capped), weighted by how sure it is.
+
+    With the reader's whole distribution: the expected error under it, less that of the height it
+    fits best (0 there, as for the call alone). Two spreads that each put one square one piece
+    off the calls (3c1>12 against 3c1>21 with both squares read 2) then differ by what the reader
+    saw of the other heights, where the call alone made them equal."""
+    if evidence.height_p is None:
+        return evidence.height_weight * min(abs(evidence.height - height), HEIGHT_CAP)
+    errors = _expected_errors(evidence.height_p)
+    return errors[min(height, len(errors)) - 1]
+
+
+@functools.lru_cache(maxsize=4096)
+def _expected_errors(height_p: tuple[float, ...]) -> tuple[float, ...]:
+    """Per height 1, 2, ... one past the reader's tallest (every taller one costs the same)."""
+    expected = [sum(p * min(abs(h - n), HEIGHT_CAP) for h, p in enumerate(height_p, 1))
+                for n in range(1, len(height_p) + 3)]  # fmt: skip
+    best = min(expected)
+    return tuple(e - best for e in expected)
 
 
 def square_costs(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:

@@ -55,6 +55,26 @@ def test_reading_a_seeded_set_meets_the_accuracy_floor():
     assert right_color / pieces >= MIN_TOP_COLOR
 
 
+def test_occupied_squares_carry_the_readers_whole_belief_with_its_calls_at_their_confidences():
+    kinds_named = ("flat", "wall", "cap")
+    for seed, size, tilt in [(102, 6, 30.0), (103, 7, 35.0)]:
+        camera, look, reader = _installation(seed, size, tilt)
+        for k in range(2):  # (103's second frame has a call calibrated below a runner-up's share)
+            frame = render_frame(random_scene(seed * 10 + k, size), camera, look, seed=5 + k)
+            reading = reader.read(frame.image)
+            occupied = [sq for sq in reading.squares.values() if not sq.empty]
+            assert occupied
+            for sq in occupied:
+                kinds, heights = np.array(sq.kind_probabilities), np.array(sq.height_probabilities)
+                assert kinds.shape == (3,) and heights.shape == (8,)
+                assert kinds.sum() == pytest.approx(1) and heights.sum() == pytest.approx(1)
+                call, height = kinds_named.index(sq.kind), sq.height - 1
+                assert kinds[call] == pytest.approx(sq.kind_confidence)
+                assert heights[height] == pytest.approx(sq.height_confidence)
+                assert kinds.max() <= kinds[call] + 1e-9 and heights.max() <= heights[height] + 1e-9
+            assert all(sq.kind_probabilities is None for sq in reading.squares.values() if sq.empty)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_a_hand_over_the_board_never_comes_out_as_a_usable_reading(seed):
     size = 4 + seed % 5

@@ -19,6 +19,11 @@ def test_readings_come_back_as_they_were_saved(tmp_path):
             "b2": SquareReading(empty=False, color="dark", kind="wall", height=3, confidence=0.61,
                                 empty_confidence=0.99, color_confidence=0.97,
                                 kind_confidence=0.61, height_confidence=0.8),
+            # (what the reader believed besides its calls; float32-exact, as stored)
+            "c3": SquareReading(empty=False, color="light", kind="flat", height=2,
+                                confidence=0.5, kind_confidence=0.75, height_confidence=0.5,
+                                kind_probabilities=(0.75, 0.125, 0.125),
+                                height_probabilities=(0.25, 0.5, 0.25, 0, 0, 0, 0, 0)),
         },
         appearance={"a1": look, "b2": look + 1},
     )  # fmt: skip
@@ -29,6 +34,7 @@ def test_readings_come_back_as_they_were_saved(tmp_path):
     size, readings, plies = load_readings(tmp_path / "game.npz")
     assert size == 4 and plies == ["a1", "d4"]
     assert readings == [clean, hand, lost]  # flags, confidences, every square's answers
+    assert readings[0].squares["b2"].height_probabilities is None
     assert set(readings[0].appearance) == {"a1", "b2"}
     assert np.array_equal(readings[0].appearance["b2"], look + 1)
     assert readings[1].appearance is None
@@ -41,3 +47,19 @@ def test_a_file_that_is_not_a_readings_file_is_named_in_the_error(tmp_path):
     (tmp_path / "text.npz").write_text("hello")
     with pytest.raises(ValueError, match=r"text\.npz: not a readings file"):
         load_readings(tmp_path / "text.npz")
+
+
+def test_a_file_from_before_the_readers_gave_distributions_loads_without_them(tmp_path):
+    reading = BoardReading(4, board_found=True, squares={
+        "b2": SquareReading(empty=False, color="dark", kind="wall", height=3,
+                            kind_probabilities=(0.25, 0.5, 0.25),
+                            height_probabilities=(0.25, 0.25, 0.5, 0, 0, 0, 0, 0)),
+    })  # fmt: skip
+    save_readings(tmp_path / "new.npz", 4, [reading], [], "a test")
+    with np.load(tmp_path / "new.npz") as stored:
+        old = {k: stored[k] for k in stored.files if k not in ("kind_p", "height_p")}
+    np.savez_compressed(tmp_path / "old.npz", **old)
+    _, (loaded,), _ = load_readings(tmp_path / "old.npz")
+    square = loaded.squares["b2"]
+    assert (square.kind, square.height) == ("wall", 3)
+    assert square.kind_probabilities is None and square.height_probabilities is None

@@ -1,0 +1,81 @@
+"""Tracking's scoring and evidence: what the reader's whole distributions add to its calls."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from controller.tak import Ply, Position
+from controller.tracking.evidence import board_evidence, square_evidence
+from controller.tracking.scoring import height_error, score_plies
+from controller.tracking.synthetic import stacks_reading
+from vision.reading import SquareReading
+
+# c3 holds 2,2,1,1,1 (bottom -> top): 3c3>12 and 3c3>21 leave the same tops, d3/e3 at 1/2 or 2/1
+START = "x5/x5/x2,22111,x2/x5/x5 1 8"
+
+
+def _two(first: float, second: float, call: int, other: int) -> tuple[float, ...]:
+    p = [0.0125] * 8
+    p[call - 1], p[other - 1] = first, second
+    return tuple(p)
+
+
+def _evidence_after(ptn: str, d3: SquareReading, e3: SquareReading):
+    position = Position.from_tps(START)
+    played = Position.from_tps(START)
+    played.play(Ply.from_ptn(ptn))
+    reading = stacks_reading(5, played.stacks(), height_confidence=0.97)
+    squares = reading.squares | {"d3": d3, "e3": e3}
+    return position, board_evidence(replace(reading, squares=squares))
+
+
+def _read_two(p: tuple[float, ...] | None) -> SquareReading:
+    return SquareReading(False, "light", "flat", 2, confidence=0.6, empty_confidence=0.99,
+                         color_confidence=0.99, kind_confidence=0.99, height_confidence=0.6,
+                         height_probabilities=p)  # fmt: skip
+
+
+def _costs(position, evidence) -> dict[str, float]:
+    return {s.ply.ptn(): s.cost for s in score_plies(position, evidence)}
+
+
+def test_spreads_each_one_piece_off_the_calls_are_told_apart_by_the_rest_of_the_belief():
+    # both squares read 2; the reader leant to 1 on d3 and to 3 on e3: d3=1, e3=2 fits it
+    position, evidence = _evidence_after(
+        "3c3>12", _read_two(_two(0.6, 0.325, 2, 1)), _read_two(_two(0.6, 0.325, 2, 3))
+    )
+    costs = _costs(position, evidence)
+    assert min(costs, key=costs.get) == "3c3>12"
+    assert costs["3c3>21"] - costs["3c3>12"] > 0.2
+
+
+def test_the_calls_alone_leave_such_spreads_equal():
+    position, evidence = _evidence_after("3c3>12", _read_two(None), _read_two(None))
+    costs = _costs(position, evidence)
+    assert costs["3c3>21"] == pytest.approx(costs["3c3>12"])
+
+
+def test_the_height_that_fits_the_belief_best_costs_nothing_and_others_by_distance():
+    ev = square_evidence(_read_two(_two(0.6, 0.325, 2, 3)))
+    errors = [height_error(ev, n) for n in range(1, 12)]
+    assert errors[1] == 0.0  # height 2
+    assert 0 < errors[2] < errors[0] < errors[3]  # 3 has support, 1 none, 4 is two off
+    assert errors[9] == errors[10] > errors[3]  # beyond the reader's tallest: all alike
+
+
+def test_without_a_distribution_the_call_and_its_confidence_score_as_before():
+    ev = square_evidence(_read_two(None))
+    assert ev.height_p is None
+    assert [height_error(ev, n) for n in (1, 2, 3, 5)] == pytest.approx([0.6, 0.0, 0.6, 0.9])
+
+
+def test_a_kinds_runner_up_is_the_one_the_reader_leant_to_not_an_even_share():
+    flat = SquareReading(False, "light", "flat", 1, confidence=0.55, kind_confidence=0.55,
+                         kind_probabilities=(0.55, 0.43, 0.02))  # fmt: skip
+    flat_wall, wall, cap = square_evidence(flat).p_kind
+    assert flat_wall == pytest.approx(0.55) and wall > 2 * cap  # (a wall-or-capstone call's
+    # share of doubt, `WALL_CAP_DOUBT`, still goes to the other of the two)
+    flat, wall, cap = square_evidence(replace(flat, kind_probabilities=None)).p_kind
+    assert wall == pytest.approx(cap)
