@@ -5,7 +5,7 @@ how many pieces the stack holds (1..8, meaningful when not empty). Plain numpy, 
 anywhere the reader runs (a Pi included) with nothing to install: two hidden layers, ReLU,
 softmax heads. The reader reads with two such nets trained on different rendered boards and
 averages them (`Ensemble`); their weights are `square_net.npz` and `square_net_2.npz` next to
-this module (1.4 MB each).
+this module (1.4 MB each; how each was made: `_RECIPES`).
 
 Why learned: the hand-written strip model this replaced had to be told, constant by constant,
 what a wall seen at 35 degrees in a shadow looks like, and read 83 % of kinds and 52 % of heights
@@ -32,8 +32,13 @@ from vision.views import N_FEATURES
 WEIGHTS = Path(__file__).with_name("square_net.npz")
 # the reader's nets (`Ensemble`): the first, and one trained on the next 3,600 installations
 MEMBERS = (WEIGHTS, WEIGHTS.with_name("square_net_2.npz"))
-# how each member was made beyond the defaults (the second: on the next 3,600 installations)
-_TRAIN_OPTIONS = {MEMBERS[1].name: " --first 3600"}
+# how each member was made: the first on installations 0-3,599, then gone on with on the third
+# 3,600 (7,200-10,799: more data, and none the second saw); the second on 3,600-7,199
+_RECIPES = {
+    MEMBERS[0].name: "`takboard vision train -o {p}`, then "
+                     "`takboard vision train --from {p} --first 7200 -o {p}`",
+    MEMBERS[1].name: "`takboard vision train --first 3600 -o {p}`",
+}
 KINDS = ("empty", "flat", "wall", "cap")
 MAX_HEIGHT = 8
 N_OUT = len(KINDS) + MAX_HEIGHT
@@ -63,8 +68,8 @@ class SquareNet:
     def load(cls, path: Path = WEIGHTS) -> SquareNet:
         if not path.exists():
             raise FileNotFoundError(
-                f"{path}: the square classifier's weights are missing; "
-                f"`takboard vision train{_TRAIN_OPTIONS.get(path.name, '')} -o {path}` makes them"
+                f"{path}: the square classifier's weights are missing; made by "
+                + _RECIPES.get(path.name, "`takboard vision train -o {p}`").format(p=path)
             )
         with np.load(path) as data:
             n = int(data["n_layers"])

@@ -471,7 +471,8 @@ def _add_train(subparsers) -> None:
         "square classifier on them, scale its confidences on held-out installations and write "
         "the weights. The reader averages two nets trained apart: vision/square_net.npz was "
         "made with the defaults (3600 installations, 10 epochs: about 70 minutes on two cores; "
-        "the examples, 15 GB, go to disk as they are rendered and are read from there), "
+        "the examples, 15 GB, go to disk as they are rendered and are read from there), then "
+        "gone on with by --from vision/square_net.npz --first 7200 (the third 3600); "
         "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600).",
     )
     parser.add_argument("--installations", type=int, default=3600, help="training installations")

@@ -201,3 +201,7 @@ def test_a_missing_member_s_weights_say_how_to_make_them(tmp_path):
     paths = (MEMBERS[0], tmp_path / MEMBERS[1].name)
     with pytest.raises(FileNotFoundError, match=r"vision train --first 3600 -o .*square_net_2"):
         Ensemble.load(paths)
+    first = tmp_path / MEMBERS[0].name  # made in two steps: from scratch, then on the third 3600
+    with pytest.raises(FileNotFoundError, match=r"train -o .*square_net\.npz`, then .*--from "
+                                                 r".*square_net\.npz --first 7200 -o "):
+        Ensemble.load((first, MEMBERS[1]))
