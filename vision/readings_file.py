@@ -3,8 +3,10 @@ given exactly the same readings again without rendering or reading a picture (a 
 to render and read; its readings replay in seconds).
 
 One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
-and confidences (float64, as read) and its appearance signature (float32, as read), and, when the
-game's true plies are known (a rendered game), those as PTN. Made by `bench/record.py
+and confidences (float64, as read), its appearance signature and, on occupied squares, the
+reader's distributions over kinds and heights (float32, as read; files from before these have
+none, and load without them), and, when the game's true plies are known (a rendered game), those
+as PTN. Made by `bench/record.py
 --save-readings DIR` and by the service's bug reports (`controller/service/capture.py`); replayed
 (`StoredReader`) by `bench/replay.py`, `takboard capture replay` and the tests.
 """
