@@ -484,6 +484,8 @@ class BoardReader:
         t = lap("gate", t)
 
         squares: dict[str, SquareReading] = {}
+        kind_p = _with_calls_at(fits["kind_p"], fits["kind_conf"])
+        height_p = _with_calls_at(fits["height_p"], fits["height_conf"])
         label_of = dict(zip(occupied, labels, strict=True))
         conf_of = dict(zip(occupied, color_conf, strict=True))
         for s, name in enumerate(model.names):
@@ -493,13 +495,12 @@ class BoardReader:
             else:
                 ec, kc, hc = (float(fits[k][s]) for k in ("empty_conf", "kind_conf", "height_conf"))
                 cc = float(conf_of[s])
-                height = int(fits["height"][s])
-                kind_p = _with_call_at(fits["kind_p"][s], KINDS.index(fits["kind"][s]) - 1, kc)
                 squares[name] = SquareReading(
-                    False, label_of[s], str(fits["kind"][s]), height,
+                    False, label_of[s], str(fits["kind"][s]), int(fits["height"][s]),
                     confidence=min(ec, kc, hc, cc), empty_confidence=ec, color_confidence=cc,
-                    kind_confidence=kc, height_confidence=hc, kind_probabilities=kind_p,
-                    height_probabilities=_with_call_at(fits["height_p"][s], height - 1, hc),
+                    kind_confidence=kc, height_confidence=hc,
+                    kind_probabilities=tuple(kind_p[s].tolist()),
+                    height_probabilities=tuple(height_p[s].tolist()),
                 )  # fmt: skip
         confidence = float(np.mean([sq.confidence for sq in squares.values()]))
         if occluded:
@@ -585,7 +586,8 @@ class BoardReader:
         rows = np.arange(S)
         p_empty = p_kind[:, 0]
         empty = p_empty >= 0.5
-        kind_i = p_kind[:, 1:].argmax(axis=1) + 1
+        kind_p = p_kind[:, 1:] / np.maximum(1 - p_empty, 1e-6)[:, None]  # given occupied
+        kind_i = kind_p.argmax(axis=1) + 1
         height = p_height.argmax(axis=1) + 1
         kind = np.array([KINDS[k] for k in kind_i], dtype=object)
         grey, wood = self._board_tone()
@@ -597,9 +599,9 @@ class BoardReader:
             "kind": np.where(empty, None, kind).astype(object),
             "height": np.where(empty, 0, height),
             "empty_conf": np.maximum(p_empty, 1 - p_empty),
-            "kind_conf": p_kind[rows, kind_i] / np.maximum(1 - p_empty, 1e-6),
+            "kind_conf": kind_p[rows, kind_i - 1],
             "height_conf": p_height[rows, height - 1],
-            "kind_p": p_kind[:, 1:] / np.maximum(1 - p_empty, 1e-6)[:, None],
+            "kind_p": kind_p,  # given occupied
             "height_p": p_height,
             "top_col": top_col,
             "upward_col": upward,
@@ -633,23 +635,33 @@ _mirror = functools.cache(mirror_index)
 MIRROR_BELOW = 0.95  # a square the classifier is less sure of is read mirrored too
 
 
-def _with_call_at(p: np.ndarray, call: int, confidence: float) -> tuple[float, ...]:
-    """The classifier's distribution `p` with its call at the (calibrated) `confidence` and the
-    rest shared as the classifier shares it: what the reading says, and which answer it leans to
-    next. (Calibration only knows how far the call itself is to be trusted.) No other answer is
-    made likelier than the call: where calibration lowered the call below a runner-up's share,
-    the runner-up is held at the call's and the rest goes to the others."""
-    rest = np.delete(p, call).astype(np.float64)
-    total = float(rest.sum())
-    rest = rest / total if total > 1e-9 else np.full(len(rest), 1.0 / len(rest))
-    others = np.minimum(rest * (1.0 - confidence), confidence)
-    room = confidence - others
-    left = 1.0 - confidence - float(others.sum())
-    if left > 0 and room.sum() > 0:
-        others += room * min(1.0, left / float(room.sum()))
-    out = np.insert(others, call, confidence)
+def _with_calls_at(p: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """[S, K] the classifier's distributions `p`, each with its call (its most likely entry) at
+    the (calibrated) `confidence` [S] and the rest shared as the classifier shares it: what the
+    reading says, and which answer it leans to next. (Calibration only knows how far the call
+    itself is to be trusted.) No other answer is made likelier than the call: where calibration
+    lowered the call below a runner-up's share, the runner-up is held at the call's and the rest
+    goes to the others. All squares at once: it runs on every frame."""
+    S, K = p.shape
+    rows, call = np.arange(S), p.argmax(axis=1)
+    c = np.asarray(confidence, np.float64)[:, None]
+    rest = p.astype(np.float64)
+    rest[rows, call] = 0.0
+    total = rest.sum(axis=1, keepdims=True)
+    even = np.full((S, K), 1.0 / (K - 1))
+    rest = np.where(total > 1e-9, rest / np.maximum(total, 1e-12), even)
+    rest[rows, call] = 0.0
+    others = np.minimum(rest * (1.0 - c), c)
+    room = c - others
+    room[rows, call] = 0.0
+    left = 1.0 - c[:, 0] - others.sum(axis=1)
+    space = room.sum(axis=1)
+    fill = np.minimum(1.0, left / np.maximum(space, 1e-12))
+    share = np.where((left > 0) & (space > 0), fill, 0.0)
+    out = others + room * share[:, None]
+    out[rows, call] = c[:, 0]
     # (float32, as stored in a readings file: a replay then sees what the live tracker saw)
-    return tuple(float(x) for x in (out / out.sum()).astype(np.float32))
+    return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
 def _top_colours(
