@@ -30,6 +30,7 @@ import sys
 import time
 import tracemalloc
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 # The target is per core: the classifier's small matrix products gain nothing from more threads,
@@ -228,10 +229,40 @@ def hand_report(h: dict) -> list[str]:
     ]
 
 
+@dataclasses.dataclass
+class BenchInstallation:
+    index: int
+    seed: int  # of the room, set, light and camera (`random_setup`) and of the frames' noise
+    size: int
+    tilt: float  # degrees
+    scenes: list[Scene]  # the positions shown, in order (the empty board before them)
+
+
+def bench_installations(frames: int, seed: int) -> Iterator[BenchInstallation]:
+    """The frame set's installations in order, `frames` positions in all. Drawn alike whether or
+    not the caller renders them, so every script that reads "seed 1" reads the same frames."""
+    rng = np.random.default_rng(seed)
+    done = 0
+    for index in itertools.count():
+        inst_seed = int(rng.integers(1 << 30))
+        size = int(rng.integers(4, 9))
+        tilt = float(rng.uniform(0.0, 40.0))
+        n_frames = min(FRAMES_PER_INSTALLATION, frames - done)
+        if n_frames <= 0:
+            return
+        scenes = []
+        for _ in range(n_frames):
+            hand = rng.random() < HAND_SHARE
+            scene = random_scene(int(rng.integers(1 << 30)), size, hand_probability=float(hand))
+            if rng.random() < LED_SHARE:
+                scene.leds = random_leds(rng, size)
+            scenes.append(scene)
+        done += n_frames
+        yield BenchInstallation(index, inst_seed, size, tilt, scenes)
+
+
 def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False) -> dict:
     cv2.setNumThreads(1)  # one core (see the imports)
-    rng = np.random.default_rng(seed)
-    installations = max(1, (frames + FRAMES_PER_INSTALLATION - 1) // FRAMES_PER_INSTALLATION)
     c: Counter = Counter()
     times: list[float] = []
     stages: dict[str, list[float]] = defaultdict(list)
@@ -244,22 +275,12 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
     gate_ms: list[float] = []
     started = time.monotonic()
     done = 0
-    for inst in range(installations):
-        inst_seed = int(rng.integers(1 << 30))
-        size = int(rng.integers(4, 9))
-        tilt = float(rng.uniform(0.0, 40.0))
+    for setup in bench_installations(frames, seed):
+        inst, inst_seed, size, tilt, scenes = (setup.index, setup.seed, setup.size, setup.tilt,
+                                               setup.scenes)  # fmt: skip
+        n_frames = len(scenes)
         camera, look = random_setup(inst_seed, size, tilt_deg=tilt)
-        n_frames = min(FRAMES_PER_INSTALLATION, frames - done)
-        if n_frames <= 0:
-            break
         empty = render_frame(Scene(size), camera, look, seed=inst_seed).image
-        scenes = []
-        for _ in range(n_frames):
-            hand = rng.random() < HAND_SHARE
-            scene = random_scene(int(rng.integers(1 << 30)), size, hand_probability=float(hand))
-            if rng.random() < LED_SHARE:
-                scene.leds = random_leds(rng, size)
-            scenes.append(scene)
         rendered = [
             render_frame(sc, camera, look, seed=inst_seed + k + 1, t=2.0 * (k + 1))
             for k, sc in enumerate(scenes)

@@ -101,12 +101,18 @@ def _channels(frame_bgr: np.ndarray, empty_bgr: np.ndarray) -> np.ndarray:
 class SquareViews:
     """The sampling plan for one pose (built once per pose; a few milliseconds)."""
 
-    def __init__(self, pose: BoardPose) -> None:
+    def __init__(self, pose: BoardPose, shifts: np.ndarray | None = None) -> None:
+        """`shifts` [S, 2] (pitches, board axes): move each square's frame off the square's
+        centre, keeping its axes (a view centred on the piece instead of the square; the
+        classifier was trained on views centred on the square, with pieces up to 0.1 pitch off
+        it: `bench/vision_centring.py` measures what centring them would change)."""
         n = pose.size
         self.size = n
         cam = pose.camera_in_board
         H_board_from_img = np.linalg.inv(pose.H_img_from_board)
         self.names, C, R = radial_frames(pose)
+        if shifts is not None:
+            C = C + shifts
         S = len(self.names)
         Q = np.stack([-R[:, 1], R[:, 0]], axis=1)
         self.centres, self.radial = C, R

@@ -42,3 +42,22 @@ def test_calibration_fit_writes_a_loadable_table_and_refuses_the_bench_seed(tmp_
     assert "--seeds 5" in table.source
     refused = run("--fit-calibration", str(out), "--frames", "6", "--seeds", "1")
     assert refused.returncode == 2 and "bench seed" in refused.stderr
+
+
+def test_centring_study_reads_the_bench_s_frames_its_shipped_row_the_bench_s_figure(tmp_path):
+    """bench/vision_centring.py draws the same frames as bench/vision.py (`bench_installations`)
+    and reads them with the same reader: its "shipped" heights are the benchmark's own."""
+    bench, study = tmp_path / "bench.json", tmp_path / "study.json"
+    done = run("--frames", "20", "--json", str(bench))
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run(
+        [sys.executable, "bench/vision_centring.py", "--frames", "20", "--json", str(study)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(study.read_text())
+    assert figures["stacks"] > 50
+    heights = figures["height_right"]
+    assert heights["shipped"] == json.loads(bench.read_text())["height_exact_tilted"]
+    assert {"centred on the top piece", "  along the line of sight only"} <= set(heights)
+    assert "centred on the top piece" in done.stdout

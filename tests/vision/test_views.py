@@ -59,3 +59,42 @@ def test_the_edge_channel_weighs_an_edge_the_same_whichever_way_it_runs():
     assert min(strengths) > 0.88 * max(strengths), strengths
     flat = np.full((241, 241, 3), 110, np.uint8)
     assert float(views._edges(flat, at, at)[0, 0]) == 0.0  # no edge, no strength
+
+
+
+def test_a_view_moved_onto_an_off_centre_piece_shows_the_piece_centred():
+    """`SquareViews(pose, shifts)` moves each square's frame (bench/vision_centring.py reads views
+    centred on the piece): lone light flats pushed well off their squares' centres, where
+    `piece_offset` says the renderer put them, sit about the middle of the top face's plane in
+    the moved views, and off it in the squares' own."""
+    import dataclasses
+
+    from vision.geometry import FLAT_THICKNESS
+    from vision.sim.renderer import piece_offset
+    from vision.squares import radial_frames
+    from vision.views import GRID, PLANE_HEIGHTS
+
+    camera, look = random_setup(11, 5, tilt_deg=30.0)
+    look = dataclasses.replace(look, jitter=0.1)
+    pose = BoardLocator(5).locate(render_frame(Scene(5), camera, look, seed=11).image)
+    names = radial_frames(pose)[0]
+    offsets = np.array([piece_offset(look, name, 0) for name in names])
+    far_off = [names[i] for i in np.argsort(-np.hypot(*offsets.T))[:4]]  # the four farthest
+    scene = Scene(5, {name: [("light", "flat")] for name in far_off})
+    frame = render_frame(scene, camera, look, seed=11).image
+    empty = warp_to_board(render_frame(Scene(5), camera, look, seed=11).image, pose)
+    top = int(np.argmin(np.abs(PLANE_HEIGHTS - FLAT_THICKNESS)))  # the plane of a flat's top
+
+    def off_middle(views: SquareViews, name: str) -> float:
+        """How far (pitches) the middle of the bright top face is from the view's middle."""
+        features = views.features(views.sample(frame, empty))[views.names.index(name)]
+        brighter = features[: int(np.prod(PLANE_SHAPE))].reshape(PLANE_SHAPE)[top, :, :, 0]
+        face = brighter > 0.5 * brighter.max()
+        rows, cols = np.nonzero(face)
+        return float(np.hypot(GRID[rows].mean(), GRID[cols].mean()))
+
+    plain = SquareViews(pose)
+    moved = SquareViews(pose, offsets * np.isin(names, far_off)[:, None])
+    for name in far_off:
+        assert np.hypot(*offsets[names.index(name)]) > 0.08  # well off centre
+        assert off_middle(moved, name) < 0.6 * off_middle(plain, name), name

@@ -175,6 +175,16 @@ def _piece_rng(look: Look, square: str, level: int) -> np.random.Generator:
     return np.random.default_rng([look.seed, zlib.crc32(square.encode()), level])
 
 
+def piece_offset(look: Look, square: str, level: int, rng: np.random.Generator | None = None
+                 ) -> tuple[float, float]:  # fmt: skip
+    """How far the piece at `level` of `square`'s stack sits off the square's centre (pitches,
+    board axes): set squarely on the square, never exactly; pieces above the first sit a little
+    straighter on the stack. `rng`: that piece's `_piece_rng`, to draw the rest from it after."""
+    rng = _piece_rng(look, square, level) if rng is None else rng
+    jitter = look.jitter * (0.6 if level else 1.0)
+    return float(rng.uniform(-jitter, jitter)), float(rng.uniform(-jitter, jitter))
+
+
 def _stack_parts(scene: Scene, square: str, look: Look) -> list[tuple[list[Part], np.ndarray]]:
     """Per piece: its parts and its base colour (BGR float)."""
     return _stack_solids(scene.size, square, tuple(map(tuple, scene.stacks[square])), look)
@@ -191,8 +201,8 @@ def _stack_solids(size: int, square: str, stack: tuple[tuple[str, str], ...],
     z = 0.0
     for level, (colour, kind) in enumerate(stack):
         rng = _piece_rng(look, square, level)
-        jitter = look.jitter * (0.6 if level else 1.0)
-        px, py = cx + rng.uniform(-jitter, jitter), cy + rng.uniform(-jitter, jitter)
+        dx, dy = piece_offset(look, square, level, rng)
+        px, py = cx + dx, cy + dy
         if kind == "wall":
             angle = math.radians(float(rng.choice([0.0, 45.0, 90.0, -45.0])) + rng.uniform(-10, 10))
         else:
