@@ -35,7 +35,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench.vision import MAX_HEIGHT_SCORED, TILTED_DEG, bench_installations, progress  # noqa: E402
-from vision.reader import BoardReader, classify  # noqa: E402
+from vision.reader import BoardReader  # noqa: E402
 from vision.sim import Scene, random_setup, render_frame  # noqa: E402
 from vision.sim.renderer import piece_offset  # noqa: E402
 from vision.squares import radial_frames  # noqa: E402
@@ -57,12 +57,9 @@ def top_piece_offsets(scene: Scene, look, names: list[str]) -> np.ndarray:
 
 
 def centred_heights(reader: BoardReader, frame: np.ndarray, shifts: np.ndarray) -> np.ndarray:
-    """The reader's nets' height calls [S] on views moved by `shifts` [S, 2], read against the
-    same empty-board model, light and LEDs as the reader's last frame."""
-    views = SquareViews(reader.pose, shifts)
-    pf, pe, vf, ve, ef = views.sample(frame, reader._empty_rect_now)
-    samples = (pf, pe * reader.gain, vf, ve * reader.gain, ef)
-    _, p_height = classify(reader.net, views.features(samples, reader._lit))
+    """The reader's nets' height calls [S] on views moved by `shifts` [S, 2], read as the reader
+    read `frame` (its last)."""
+    _, _, p_height = reader.classify_views(frame, SquareViews(reader.pose, shifts))
     return p_height.argmax(axis=1) + 1
 
 

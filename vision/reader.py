@@ -564,14 +564,22 @@ class BoardReader:
         self.gain = ((1 - DRIFT_RATE) * self.gain + DRIFT_RATE * now).astype(np.float32)
 
     # -- squares -----------------------------------------------------------------------------------
+    def classify_views(
+        self, frame: np.ndarray, views: SquareViews
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
+        """`views`' samples of `frame`, read against the empty-board model under the light and
+        LEDs of the frame being (or last) read, and the classifier's P(kind), P(height) for them
+        (`classify`). The reader's own views on every frame; other views (moved off the squares'
+        centres: bench/vision_centring.py) of the same frame alike."""
+        assert self.net is not None and self._empty_rect_now is not None
+        pf, pe, vf, ve, ef = views.sample(frame, self._empty_rect_now)
+        samples = (pf, pe * self.gain, vf, ve * self.gain, ef)  # (the views keep pe, ve)
+        return samples, *classify(self.net, views.features(samples, self._lit))
+
     def _classify_squares(self, frame: np.ndarray) -> dict[str, np.ndarray]:
         """Every square through the classifier; the top colour sampled where it says the top is."""
-        assert self.views is not None and self.net is not None and self.model is not None
-        assert self._empty_rect_now is not None
-        pf, pe, vf, ve, ef = self.views.sample(frame, self._empty_rect_now)
-        samples = (pf, pe * self.gain, vf, ve * self.gain, ef)  # (the views keep pe, ve)
-        features = self.views.features(samples, self._lit)
-        p_kind, p_height = classify(self.net, features)
+        assert self.views is not None and self.model is not None
+        samples, p_kind, p_height = self.classify_views(frame, self.views)
         S = len(self.views.names)
         rows = np.arange(S)
         p_empty = p_kind[:, 0]

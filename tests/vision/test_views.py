@@ -3,13 +3,18 @@ needs, and the empty model's samples kept from frame to frame, must change nothi
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
 
+from vision.geometry import FLAT_THICKNESS
 from vision.locate import BoardLocator
 from vision.sim import Scene, random_scene, random_setup, render_frame
-from vision.views import PLANE_SHAPE, SquareViews, _remap, warp_to_board
+from vision.sim.renderer import piece_offset
+from vision.squares import radial_frames
+from vision.views import GRID, PLANE_HEIGHTS, PLANE_SHAPE, SquareViews, _remap, warp_to_board
 
 
 @pytest.mark.parametrize(("seed", "size", "tilt"), [(3, 5, 30.0), (8, 7, 5.0)])
@@ -61,19 +66,11 @@ def test_the_edge_channel_weighs_an_edge_the_same_whichever_way_it_runs():
     assert float(views._edges(flat, at, at)[0, 0]) == 0.0  # no edge, no strength
 
 
-
 def test_a_view_moved_onto_an_off_centre_piece_shows_the_piece_centred():
     """`SquareViews(pose, shifts)` moves each square's frame (bench/vision_centring.py reads views
     centred on the piece): lone light flats pushed well off their squares' centres, where
     `piece_offset` says the renderer put them, sit about the middle of the top face's plane in
     the moved views, and off it in the squares' own."""
-    import dataclasses
-
-    from vision.geometry import FLAT_THICKNESS
-    from vision.sim.renderer import piece_offset
-    from vision.squares import radial_frames
-    from vision.views import GRID, PLANE_HEIGHTS
-
     camera, look = random_setup(11, 5, tilt_deg=30.0)
     look = dataclasses.replace(look, jitter=0.1)
     pose = BoardLocator(5).locate(render_frame(Scene(5), camera, look, seed=11).image)
