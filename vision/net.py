@@ -30,14 +30,16 @@ import numpy as np
 from vision.views import N_FEATURES
 
 WEIGHTS = Path(__file__).with_name("square_net.npz")
-# the reader's nets (`Ensemble`): the first, and one trained on the next 3,600 installations
+# the reader's nets (`Ensemble`): trained alike on installations the other never saw
 MEMBERS = (WEIGHTS, WEIGHTS.with_name("square_net_2.npz"))
 # how each member was made: the first on installations 0-3,599, then gone on with on the third
-# 3,600 (7,200-10,799: more data, and none the second saw); the second on 3,600-7,199
+# 3,600 (7,200-10,799: more data, and none the second saw); the second on 3,600-7,199, then gone
+# on with on the fourth 3,600 (10,800-14,399: none the first saw)
 _RECIPES = {
     MEMBERS[0].name: "`takboard vision train -o {p}`, then "
                      "`takboard vision train --from {p} --first 7200 -o {p}`",
-    MEMBERS[1].name: "`takboard vision train --first 3600 -o {p}`",
+    MEMBERS[1].name: "`takboard vision train --first 3600 -o {p}`, then "
+                     "`takboard vision train --from {p} --first 10800 -o {p}`",
 }
 KINDS = ("empty", "flat", "wall", "cap")
 MAX_HEIGHT = 8

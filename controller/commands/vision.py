@@ -473,7 +473,8 @@ def _add_train(subparsers) -> None:
         "made with the defaults (3600 installations, 10 epochs: about 70 minutes on two cores; "
         "the examples, 15 GB, go to disk as they are rendered and are read from there), then "
         "gone on with by --from vision/square_net.npz --first 7200 (the third 3600); "
-        "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600).",
+        "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600), "
+        "then gone on with by --from vision/square_net_2.npz --first 10800 (the fourth 3600).",
     )
     parser.add_argument("--installations", type=int, default=3600, help="training installations")
     parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
