@@ -1,6 +1,6 @@
 """What the square classifier's heights would be if each square's views were centred on its piece.
 
-    python bench/vision_centring.py [--frames 600] [--seed 1] [--json out.json]
+    python bench/vision_centring.py [--frames 600] [--seed 1] [--miss 0.01 0.02] [--json out.json]
 
 Pieces never sit exactly on a square's centre (the simulator puts them up to `jitter`, 0-0.1 pitch
 a set, off it, as hands do), while the classifier reads views centred on the square. Along the
@@ -12,6 +12,9 @@ the same frames), on tilted installations (>= 20 degrees, where the issue's heig
 - the reader as it ships (its height calls);
 - the same nets reading views centred on the top piece, as the simulator placed it (an oracle: a
   piece-locating step could at most reach this), along the line of sight only and across it only;
+- with `--miss SIGMA ...`: views moved along the line of sight to where a piece-locating step
+  would put them that missed by SIGMA pitch (a Gaussian error, root mean square): how well such
+  a step must find the piece to be worth having;
 - by how far the installation's pieces may sit off centre.
 
 Not a benchmark of shipped code: a measurement that says where the height errors come from and
@@ -63,8 +66,13 @@ def centred_heights(reader: BoardReader, frame: np.ndarray, shifts: np.ndarray) 
     return p_height.argmax(axis=1) + 1
 
 
-def run(frames: int, seed: int) -> dict:
+def missed_view(sigma: float) -> str:
+    return f"  along, missed by {sigma:g} pitch"
+
+
+def run(frames: int, seed: int, misses: tuple[float, ...] = ()) -> dict:
     cv2.setNumThreads(1)
+    miss_rng = np.random.default_rng(seed)  # the locating errors: the same on every run
     right: Counter = Counter()  # (view, true height) and (view, jitter bucket) -> right
     total: Counter = Counter()
     started, done, read = time.monotonic(), 0, 0
@@ -89,7 +97,8 @@ def run(frames: int, seed: int) -> dict:
             names, _, radial = radial_frames(reader.pose)
             across = np.stack([-radial[:, 1], radial[:, 0]], axis=1)
             offsets = top_piece_offsets(scene, look, names)
-            along = np.einsum("si,si->s", offsets, radial)[:, None] * radial
+            along_by = np.einsum("si,si->s", offsets, radial)  # pitches, away from the camera
+            along = along_by[:, None] * radial
             beside = np.einsum("si,si->s", offsets, across)[:, None] * across
             calls = {
                 VIEWS[0]: np.array([reading.squares[n].height for n in names]),
@@ -97,6 +106,10 @@ def run(frames: int, seed: int) -> dict:
                 VIEWS[2]: centred_heights(reader, rendered.image, along),
                 VIEWS[3]: centred_heights(reader, rendered.image, beside),
             }
+            for sigma in misses:
+                found = along_by + miss_rng.normal(0.0, sigma, len(names))
+                calls[missed_view(sigma)] = centred_heights(reader, rendered.image,
+                                                            found[:, None] * radial)  # fmt: skip
             for i, name in enumerate(names):
                 truth = rendered.truth.squares[name]
                 if truth.empty or truth.height > MAX_HEIGHT_SCORED:
@@ -114,6 +127,7 @@ def run(frames: int, seed: int) -> dict:
         "stacks": total[VIEWS[0]],
         "height_right": {names[k]: right[k] / total[k] for k in total},
         "counts": {names[k]: total[k] for k in total},
+        "views": [*VIEWS, *map(missed_view, misses)],
     }
 
 
@@ -128,7 +142,7 @@ def report(result: dict) -> str:
         f"{'views':32s}{'all':>8s}" + "".join(f"{g:>16s}" for g in groups),
         f"{'(stacks)':40s}" + "".join(f"{counts[VIEWS[0] + ' | ' + g]:>16d}" for g in groups),
     ]
-    for view in VIEWS:
+    for view in result["views"]:
         cells = "".join(f"{rows[view + ' | ' + g] * 100:15.2f}%" for g in groups)
         lines.append(f"{view:32s}{rows[view] * 100:7.2f}%{cells}")
     return "\n".join(lines)
@@ -138,9 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=600, help="frames of the set (600)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the frame set (1)")
+    parser.add_argument("--miss", type=float, nargs="*", default=[], metavar="SIGMA",
+                        help="also views moved along the line of sight to the piece as found "
+                             "with this error (pitches, root mean square)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
-    result = run(args.frames, args.seed)
+    if any(sigma <= 0 for sigma in args.miss):
+        parser.error(f"--miss {' '.join(map(str, args.miss))}: errors must be above 0 pitch")
+    result = run(args.frames, args.seed, tuple(args.miss))
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -51,7 +51,8 @@ def test_centring_study_reads_the_bench_s_frames_its_shipped_row_the_bench_s_fig
     done = run("--frames", "20", "--json", str(bench))
     assert done.returncode == 0, done.stderr
     done = subprocess.run(
-        [sys.executable, "bench/vision_centring.py", "--frames", "20", "--json", str(study)],
+        [sys.executable, "bench/vision_centring.py", "--frames", "20", "--miss", "1e-9", "0.3",
+         "--json", str(study)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -59,5 +60,15 @@ def test_centring_study_reads_the_bench_s_frames_its_shipped_row_the_bench_s_fig
     assert figures["stacks"] > 50
     heights = figures["height_right"]
     assert heights["shipped"] == json.loads(bench.read_text())["height_exact_tilted"]
-    assert {"centred on the top piece", "  along the line of sight only"} <= set(heights)
-    assert "centred on the top piece" in done.stdout
+    along = heights["  along the line of sight only"]
+    # a piece found to within a billionth of a pitch is the oracle; one missed by 0.3 pitch (two
+    # layers' worth along the line of sight) reads worse than the square's own view
+    assert heights["  along, missed by 1e-09 pitch"] == along
+    assert heights["  along, missed by 0.3 pitch"] < heights["shipped"] <= along
+    assert "centred on the top piece" in done.stdout and "missed by 0.3 pitch" in done.stdout
+
+
+def test_centring_study_refuses_a_miss_of_no_error():
+    done = subprocess.run([sys.executable, "bench/vision_centring.py", "--miss", "0"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 2 and "--miss 0.0: errors must be above 0 pitch" in done.stderr
