@@ -159,6 +159,12 @@ def test_hardware_watchdog_resets_a_hung_firmware(sim_build):
     try:
         board.request(fw.SET_FRAME, fw.frame_body([fw.square_record(50, 0, 0, fw.BLINK, 2)]))
         board.wait_leds(lambda w: w.rgb(0) == (50, 0, 0))
+        # as a conforming host talks: the wake byte, then a pause. The firmware writes the LEDs
+        # with interrupts off and drains what arrived meanwhile without the test hook seeing it,
+        # so "HANG" sent raw was missed whenever it landed in a write (2 runs in 30 on a busy
+        # machine); after the wake byte it holds its writes while the host talks
+        board.port.write(b"\x00")
+        time.sleep(0.006)
         board.port.write(b"HANG")
         after = board.wait_leds(lambda w: w.rgb(0)[0] == 0 and w.grb[2] > 0, timeout=30)
         writes = [w for w in board.leds if w.cycle <= after.cycle]
