@@ -43,7 +43,7 @@ if str(ROOT) not in sys.path:
 
 from controller.commands.record import Recorder  # noqa: E402
 from controller.tak import Ply  # noqa: E402
-from controller.tracking import Ask, Commit, Desync, Illegal  # noqa: E402
+from controller.tracking import Ask, Commit, Desync, Illegal, PlayedOn  # noqa: E402
 from controller.tracking.script import Shot, random_game, timeline  # noqa: E402
 from controller.tracking.synthetic import hand_reading, noisy, scene_reading  # noqa: E402
 
@@ -65,6 +65,9 @@ class GameResult:
     render_s: float = 0.0
     record_s: float = 0.0
     first_error: str = ""
+    # reports that pieces were put on after a recorded ending (`PlayedOn`): the plies missing
+    # after a false ending were said to be, not lost silently
+    played_on: int = 0
 
     @property
     def perfect(self) -> bool:
@@ -140,6 +143,8 @@ def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int,
                 result.illegal_reports += 1
             elif isinstance(d, Desync):
                 result.desyncs += 1
+            elif isinstance(d, PlayedOn):
+                result.played_on += 1
 
     for k, shot in enumerate(shots):
         t = k / fps
@@ -196,6 +201,8 @@ def score(result: GameResult, notes, truth: list[Ply]) -> None:
             )
     if not result.first_error and len(notes) < len(truth):
         result.first_error = f"ply {len(notes) + 1} ({truth[len(notes)].ptn()}) never recorded"
+    if len(notes) < len(truth) and result.played_on:
+        result.first_error += " (said: play after the ending)"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -283,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         "plies_unsure": sum(r.unsure for r in results),
         "illegal_reports": sum(r.illegal_reports for r in results),
         "desyncs": sum(r.desyncs for r in results),
+        "played_on_reports": sum(r.played_on for r in results),
         "latency_p50_s": percentile(latencies, 0.5),
         "latency_p95_s": percentile(latencies, 0.95),
         "frames": frames,
@@ -302,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  games recorded perfectly {summary['games_perfect_pct']:.1f} %   (target >= 95 %)")
     print(f"  silent errors            {summary['silent_errors']}        (target 0)")
     print(f"  plies marked unsure (?)  {summary['plies_unsure']}")
-    print(f"  illegal reports / desyncs {summary['illegal_reports']} / {summary['desyncs']}")
+    print(f"  illegal reports / desyncs {summary['illegal_reports']} / {summary['desyncs']}; "
+          f"play after an ending said {summary['played_on_reports']}")
     print(f"  latency p50 / p95        {summary['latency_p50_s']:.2f} s / "
           f"{summary['latency_p95_s']:.2f} s   (target p95 <= 1.0 s)")  # fmt: skip
     print(f"  CPU per frame: render {summary['render_ms_per_frame_cpu']} ms, read+track "

@@ -48,7 +48,7 @@ GameResult, score = _record.GameResult, _record.score
 
 from controller.commands.record import Recorder  # noqa: E402
 from controller.tak import Ply  # noqa: E402
-from controller.tracking import Desync, Illegal  # noqa: E402
+from controller.tracking import Desync, Illegal, PlayedOn  # noqa: E402
 from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 
@@ -66,6 +66,7 @@ def replay_file(path: Path, fps: float = 5.0) -> tuple[str, GameResult]:
     result.frames = len(readings)
     result.illegal_reports = sum(isinstance(e.decision, Illegal) for e in events)
     result.desyncs = sum(isinstance(e.decision, Desync) for e in events)
+    result.played_on = sum(isinstance(e.decision, PlayedOn) for e in events)
     score(result, recorder.notes, truth)
     return str(path), result
 
@@ -146,11 +147,13 @@ def main(argv: list[str] | None = None) -> int:
         "games_perfect": sum(r.perfect for r in results.values()),
         "silent_errors": sum(r.silent_errors for r in results.values()),
         "plies_unsure": sum(r.unsure for r in results.values()),
+        "played_on_reports": sum(r.played_on for r in results.values()),
         "wall_s": round(time.perf_counter() - started, 1),
     }
     print(f"replayed {summary['games']} games, {plies} plies: {exact} exact "
           f"({summary['plies_exact_pct']:.2f} %), {summary['games_perfect']} games perfect, "
-          f"{summary['silent_errors']} silent errors, {summary['plies_unsure']} marked unsure "
+          f"{summary['silent_errors']} silent errors, {summary['plies_unsure']} marked unsure, "
+          f"{summary['played_on_reports']} said play after an ending "
           f"({summary['wall_s']:.0f} s)")  # fmt: skip
 
     if before:

@@ -40,6 +40,7 @@ from controller.tracking import (
     Desync,
     GameOver,
     Illegal,
+    PlayedOn,
     Resynced,
     Takeback,
     Tracker,
@@ -86,6 +87,10 @@ class Event:
             return "board matches the game again"
         if isinstance(d, GameOver):
             return f"game over: {d.outcome.result()}"
+        if isinstance(d, PlayedOn):
+            return (f"pieces put on {', '.join(d.squares)} after the game ended: the ending "
+                    "rests on unsure plies and is likely false; nothing played after it is "
+                    "recorded")
         return repr(d)
 
 
@@ -114,6 +119,9 @@ class Recorder:
     # an unsure ply nobody answered that may have been one ply or two: every ply after it may be
     # numbered wrong (its number; None when there is none)
     _count_doubt: int | None = None
+    # what to tell a reader of the PTN when the board showed play after the recorded end
+    # (`PlayedOn`); "" when it did not
+    played_on: str = ""
 
     def __post_init__(self) -> None:
         position = Position(self.size, komi=self.komi)
@@ -213,11 +221,24 @@ class Recorder:
             # a revised or unseen ply answered: the board may already show the next one
             for again in self.tracker.judge_again():
                 events += self._handle(Event(event.frame, event.t, again))
+        elif isinstance(decision, PlayedOn):
+            unsure = [i + 1 for i, note in enumerate(self.notes) if note.uncertain][-3:]
+            self.played_on = (
+                f"the board showed pieces put on {', '.join(decision.squares)} after this "
+                f"ending at t={event.t:.1f}s: the result rests on unsure plies (the last of "
+                f"them: {', '.join(map(str, unsure))}) and is likely false; plies played after "
+                "it were not recorded"
+            )
+            if self.journal is not None and self.game_id is not None:
+                self.journal.set_tags(self.game_id, Note=self.played_on)
         elif isinstance(decision, Takeback):
             if self.result is not None:  # the ending rested on a guess the tracker now revises
                 self.result = None
                 if self.journal is not None and self.game_id is not None:
                     self.journal.reopen(self.game_id)
+                    if self.played_on:
+                        self.journal.set_tags(self.game_id, Note=None)
+                self.played_on = ""
             self._taken = self.notes[-decision.n :][1:]  # may be played again (a revised ply)
             del self.notes[-decision.n :]
             if self.journal is not None and self.game_id is not None:
@@ -372,7 +393,7 @@ class Recorder:
                                komi=self.komi, node_budget=MARK_NODE_BUDGET)  # fmt: skip
         notes = [dataclasses.replace(n, mark=m) for n, m in zip(self.notes, marks, strict=True)]
         return game_ptn(size=self.size, komi=self.komi, plies=notes, tags=tags,
-                        result=self.result)  # fmt: skip
+                        result=self.result, closing_comment=self.played_on)  # fmt: skip
 
 
 # -- debug images --------------------------------------------------------------------------------
@@ -661,6 +682,8 @@ def _run(args) -> int:
     unmatched = recorder.unmatched_at_end()
     if unmatched:
         print(f"\n  at the end: {unmatched}", file=sys.stderr)
+    if recorder.played_on:
+        print(f"\n  at the end: {recorder.played_on}", file=sys.stderr)
     if recorder.tracker.hand_left_no_trace:
         print("\n  at the end: a hand came and went after the last recorded ply and the board "
               "looked the same; a ply that only moves pieces onto stacks with the same top "

@@ -43,8 +43,11 @@ def game_ptn(
     plies: Sequence[PlyNote],
     tags: Mapping[str, str] | None = None,
     result: str | None = None,
+    closing_comment: str = "",
 ) -> str:
-    """PTN of a game from its plies (replayed, so an illegal list raises `IllegalPlyError`)."""
+    """PTN of a game from its plies (replayed, so an illegal list raises `IllegalPlyError`);
+    `closing_comment` is written after the last ply (what a reader of the game must know about
+    how it was recorded as a whole)."""
     position = Position(size, komi=komi, opening=opening)
     for note in plies:
         position.play(note.ply)
@@ -66,6 +69,11 @@ def game_ptn(
                     *record.comments_after, unsure_comment(note.alternatives, note.reason)
                 ],
             )
+    if closing_comment and moves:
+        last = moves[-1]
+        moves[-1] = dataclasses.replace(
+            last, comments_after=[*last.comments_after, closing_comment]
+        )
     game.moves = moves
     if result:
         game.result_token = result

@@ -74,4 +74,15 @@ class GameOver:
     outcome: Outcome
 
 
-Decision = Commit | Ask | Takeback | Illegal | Desync | Resynced | Withdrawn | GameOver
+@dataclass(frozen=True)
+class PlayedOn:
+    """After an ending that rests on unsure plies, pieces came onto `squares`, bare on the board
+    at or since the end: the game is being played on, so the ending is likely false (clearing a
+    board only takes pieces off). Nothing after the ending is recorded; a user must know. Only the
+    offline recorder guesses answers; the service asks people, so it never gets one."""
+
+    squares: tuple[str, ...]
+
+
+Decision = (Commit | Ask | Takeback | Illegal | Desync | Resynced | Withdrawn | GameOver
+            | PlayedOn)

@@ -25,7 +25,8 @@ How one stable board is judged (see `gate.py` for when a board counts as stable)
    `accept(ply)` is called. A ply right after an `Illegal`/`Desync` is always asked about: a
    ply may have been missed while the board did not match.
 4. After a commit that ends the game (road, full board, reserves) comes `GameOver(outcome)`, and the
-   tracker stops.
+   tracker stops; unless the ending rests on unsure plies: then later boards may still revise one
+   of them, and pieces put on the board after the end give `PlayedOn(squares)`.
 
 `Tracker(position, resume=True)` (after a restart, the position replayed from the journal) starts
 out of sync: the first still board that does not show `position` gets a `Desync(expected)`, and
@@ -66,6 +67,7 @@ from controller.tracking.decisions import (
     Desync,
     GameOver,
     Illegal,
+    PlayedOn,
     Resynced,
     Takeback,
     Withdrawn,
@@ -100,6 +102,9 @@ ASK_CONTRADICTED = 0.5
 # What the reader may contradict of a ply that nearly fits the board for it to be asked about
 # (`_nearly_shown`): nothing beyond rounding
 NOTHING_AGAINST = 0.05
+# After an ending that rests on guesses, a square read bare this surely (1 minus it) and then
+# occupied this surely is a piece put on: play after the end (`_played_on`)
+PLAYED_ON_SURE = 0.95
 
 
 @dataclass(frozen=True)
@@ -234,6 +239,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         self._quiet_commit: tuple[int, Ply, tuple | None] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
+        # after an ending: the squares a still board has shown surely bare since (`_played_on`);
+        # None once that has been said, or before any ending
+        self._bare_since_end: set[str] | None = None
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -551,6 +559,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             # have, and the recording ended 1 ply early). Nothing else is reported after the end.
             if chosen is None and by_change:
                 evaluation.decisions = self._revise(evidence, p, changed)
+            if not evaluation.decisions:
+                evaluation.decisions = self._played_on(evidence)
             return evaluation.decisions
         if chosen is None and by_change and self.state in ("illegal", "desync"):
             # A board put back by hand is rarely put back to the pixel: the reader may judge it.
@@ -1039,4 +1049,28 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         if outcome is None:
             return []
         self.state = "over"
+        # the squares bare at the end, as the game and the last still board both have them
+        evidence = self.last.evidence if self.last is not None else {}
+        self._bare_since_end = {
+            sq for sq, e in evidence.items()
+            if not self.position.stack(sq) and e.p_occupied <= 1 - PLAYED_ON_SURE
+        }
         return [GameOver(outcome)]
+
+    def _played_on(self, evidence: Mapping[str, SquareEvidence]) -> list[Decision]:
+        """After an ending that rests on unsure plies (no other is watched), with no revision
+        of them fitting the board: has a piece come onto a square that was surely bare at the
+        end or on a still board since? Clearing a board after a game only takes pieces off; a
+        piece put on means the game goes on, and the ending was likely false (fresh bench seed
+        2765: a false road at ply 36 of 55 on a crowded 4x4 board; c1, read bare for six still
+        boards, took a piece again, and 19 plies went unrecorded without a word). Said once."""
+        if self._bare_since_end is None:
+            return []
+        placed = tuple(sorted(sq for sq in self._bare_since_end
+                              if evidence[sq].p_occupied >= PLAYED_ON_SURE))  # fmt: skip
+        self._bare_since_end |= {sq for sq, e in evidence.items()
+                                 if e.p_occupied <= 1 - PLAYED_ON_SURE}  # fmt: skip
+        if not placed:
+            return []
+        self._bare_since_end = None
+        return [PlayedOn(placed)]

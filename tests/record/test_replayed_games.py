@@ -3,10 +3,12 @@ through the recorder: the tracker gets exactly the readings it got in the benchm
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from controller.commands.record import Recorder
-from controller.tak import Ply
+from controller.tak import Ply, ptn
+from controller.tracking import PlayedOn
 from vision.readings_file import StoredReader, load_readings
 
 GAMES = Path(__file__).parent / "games"
@@ -644,3 +646,86 @@ def test_a_ply_that_nearly_fits_the_board_is_asked_about_not_reported_illegal():
     assert notes[37].uncertain and notes[37].alternatives == ()
     assert notes[37].reason == "the board nearly shows this ply: a square beside it changed as well"
     assert not notes[38].uncertain  # the game goes on in sync
+
+
+def test_pieces_put_on_the_board_after_a_false_ending_are_said_not_lost_silently(tmp_path):
+    # fresh bench seed 2765 (4x4, tilt 7): `2b3-11` was guessed as two plies at once, `b3- b3-`,
+    # and a ply later a road the game did not have ended the recording at ply 36 (55 were
+    # played). The players played on; no revision fitted, and nothing after the end used to be
+    # reported: 19 plies went missing without a word. Now a piece put on a2, read bare on the
+    # still board before, says the ending is likely false: on stderr, in the PTN and the journal.
+    from controller.store import Journal
+
+    size, readings, plies = load_readings(GAMES / "seed2765-start.npz")  # 476 frames, 38 plies
+    journal = Journal(tmp_path / "games.db")
+    game_id = journal.new_game(size=size)
+    recorder = Recorder(size, StoredReader(readings), journal=journal, game_id=game_id)
+    for k in range(len(readings)):
+        recorder.feed(None, k / FPS)
+    recorder.finish()
+    assert recorder.result == "0-F" and len(recorder.notes) == 36 < len(plies)
+    said = [e for e in recorder.events if e.describe().startswith("pieces put on a2 after")]
+    assert len(said) == 1 and said[0].frame == 471
+    assert "likely false" in recorder.played_on and "plies played after it were not recorded" \
+        in recorder.played_on
+    game = ptn.read_game(recorder.ptn())
+    assert game.result_token == "0-F"
+    assert game.moves[-1].comments_after[-1] == recorder.played_on
+    assert journal.game(game_id).tags["Note"] == recorder.played_on  # `takboard games` show it
+    journal.close()
+
+
+def _after_the_ending(board, squares, *, looks=None, placed=None):
+    """`board` (a still reading after the ending) with `squares` read surely bare, each with its
+    bare look from `looks`; and, with `placed`, those squares read as on `placed` again."""
+    from vision.reading import SquareReading
+
+    bare = SquareReading(empty=True, confidence=0.999, empty_confidence=0.999)
+    read = {**board.squares, **{sq: bare for sq in squares}}
+    seen = {**board.appearance, **{sq: looks[sq] for sq in squares}}
+    for sq in placed or ():
+        read[sq], seen[sq] = placed.squares[sq], placed.appearance[sq]
+    return dataclasses.replace(board, squares=read, appearance=seen)
+
+
+class _AsGiven:
+    """A reader whose "frames" are readings already: the test writes what the camera reads."""
+
+    def read(self, reading):
+        return reading
+
+
+def test_a_board_cleared_after_an_ending_says_nothing_and_a_piece_put_back_does():
+    # The same game, its readings cut at the still board after the false ending (frame 434);
+    # then the players clear the board, two stacks at a time, a hand coming and going for each
+    # pair. Clearing only takes pieces off: nothing is said. A piece put back on a square
+    # cleared before is play after the end.
+    size, readings, _ = load_readings(GAMES / "seed2765-start.npz")
+    recorder = Recorder(size, _AsGiven())
+    for k, reading in enumerate(readings[:435]):
+        recorder.feed(reading, k / FPS)
+    assert recorder.result == "0-F" and recorder.tracker.state == "over"
+    board, empty_board = readings[434], readings[0]
+    hand = dataclasses.replace(board, occluded=True)
+    judged = []  # the still boards the tracker judged after the ending
+
+    def show(reading) -> list:
+        said = []
+        for r in [hand] * 5 + [reading] * 8:
+            said += recorder.feed(r, recorder.frames / FPS)
+            if recorder.tracker.last is not None and recorder.tracker.last.at >= 435 / FPS:
+                judged.append(recorder.tracker.last)
+        return said
+
+    occupied = sorted(sq for sq, s in board.squares.items() if not s.empty)
+    assert len(occupied) >= 8
+    cleared: list[str] = []
+    for pair in (occupied[0:2], occupied[2:4], occupied[4:6], occupied[6:8]):
+        cleared += pair
+        assert show(_after_the_ending(board, cleared, looks=empty_board.appearance)) == []
+    assert len({id(e) for e in judged}) >= 4  # each cleared board was judged, and said nothing
+    assert recorder.played_on == ""
+    back = cleared[0]  # a piece put back where the board was cleared: play after the end
+    said = show(_after_the_ending(board, cleared[1:], looks=empty_board.appearance))
+    assert [e.decision for e in said] == [PlayedOn((back,))]
+    assert back in recorder.played_on
