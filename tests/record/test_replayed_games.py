@@ -729,3 +729,13 @@ def test_a_board_cleared_after_an_ending_says_nothing_and_a_piece_put_back_does(
     said = show(_after_the_ending(board, cleared[1:], looks=empty_board.appearance))
     assert [e.decision for e in said] == [PlayedOn((back,))]
     assert back in recorder.played_on
+
+
+def test_two_spreads_whose_reading_gains_both_pass_the_clip_are_ordered_by_the_rest():
+    # fresh bench seed 2820 (5x5, tilt 34): `2c3<` took a dark capstone and the flat under it off
+    # a stack of three onto b3's light flat. c3 was read one high at 1.00, b3 three high at 0.67;
+    # `c3<` (c3 left two high, b3 two high) tied it at exactly the same cost, each square's
+    # reading gain cut at the clip for both, and was guessed first. The part beyond the clip now
+    # orders them.
+    notes = replayed_exactly("seed2820-start.npz")  # its first 34 plies
+    assert notes[33].ply == Ply.from_ptn("2c3<") and notes[33].uncertain
