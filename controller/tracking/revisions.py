@@ -28,6 +28,13 @@ REVISE_DEPTH = 60
 # this much, about one square read surely wrong (the match cost). Bench: seed 22's right revision
 # came out 0.99 ahead, seed 31's 2.97; a wrong one, found by chance, 0.49.
 HINDSIGHT_MARGIN = 0.75
+# A revision is judged this much dearer per ply between the close call and the board that
+# revises it: the further back, the more plies played again on top, and the more chances that
+# one of them makes some other reading fit by chance. (Fresh bench seeds 2723, with session 25's
+# reader, and 2856: a right answer 16 and 17 plies back, `Sa4` and `a3`, revised wrong on a
+# board that fitted nothing else; on the 350 stored games of 2701-2900 these are the only two
+# revisions it changes.)
+PER_PLY_BACK = 0.05
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
     """The legal spreads from `ply`'s square, in its direction, ending on its last square, other
     than `ply` itself: what it may have been with another count or other drops."""
@@ -222,7 +229,7 @@ class Revisions:
             original, later = popped[0], popped[1:]
             try:
                 for alternative in alternatives(original, list(others)):
-                    dearer = others.get(alternative, unasked_dearer)
+                    dearer = others.get(alternative, unasked_dearer) + PER_PLY_BACK * (back - 1)
                     found = self._played_then(alternative, later,
                                               lambda more, d=dearer: fits(d + more), quiet,
                                               could)  # fmt: skip

@@ -739,3 +739,12 @@ def test_two_spreads_whose_reading_gains_both_pass_the_clip_are_ordered_by_the_r
     # orders them.
     notes = replayed_exactly("seed2820-start.npz")  # its first 34 plies
     assert notes[33].ply == Ply.from_ptn("2c3<") and notes[33].uncertain
+
+
+def test_a_close_call_far_back_is_not_revised_on_a_board_that_fits_it_only_by_chance():
+    # fresh bench seed 2723 (read by session 25's reader): `Sa4` at ply 16 was asked and guessed
+    # right; at ply 32 a board no ply fitted was fitted by `a4` in its place with the 16 plies
+    # since played again, and the wall was revised to a flat. Each ply back now makes a revision
+    # dearer (`revisions.PER_PLY_BACK`).
+    notes = replayed_exactly("seed2723.npz")  # all 36
+    assert notes[15].ply == Ply.from_ptn("Sa4")
