@@ -18,7 +18,8 @@ Figures (issue 5 targets in brackets):
   games recorded perfectly    every ply exact, nothing missing or extra         [>= 95 %]
   silent errors               a wrong ply recorded WITHOUT the `?` mark         [0]
   latency p50 / p95           first still frame after the hand left -> commit   [p95 <= 1.0 s]
-plus plies marked unsure, illegal/desync reports, and CPU time per frame (render, read+track).
+plus plies marked unsure, illegal/desync reports, reports of play after an ending (`PlayedOn`),
+and CPU time per frame (render, read+track).
 `--reader synthetic` replaces rendering + vision with readings made from the true board (seeded
 noise): it measures the tracker alone and is labelled as such in the output. `--quick-replies
 SHARE` drops the still board after that share of plies (the reply's hand comes in as the ply's

@@ -35,6 +35,8 @@ HINDSIGHT_MARGIN = 0.75
 # board that fitted nothing else; on the 350 stored games of 2701-2900 these are the only two
 # revisions it changes.)
 PER_PLY_BACK = 0.05
+
+
 def _same_spread(position: Position, ply: Ply) -> list[Ply]:
     """The legal spreads from `ply`'s square, in its direction, ending on its last square, other
     than `ply` itself: what it may have been with another count or other drops."""

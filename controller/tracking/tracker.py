@@ -1062,8 +1062,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         of them fitting the board: has a piece come onto a square that was surely bare at the
         end or on a still board since? Clearing a board after a game only takes pieces off; a
         piece put on means the game goes on, and the ending was likely false (fresh bench seed
-        2765: a false road at ply 36 of 55 on a crowded 4x4 board; c1, read bare for six still
-        boards, took a piece again, and 19 plies went unrecorded without a word). Said once."""
+        2765: a false road at ply 36 of 55 on a crowded 4x4 board, and 19 plies went unrecorded
+        without a word; now a piece put on a2, read bare on the still board before, says so 8 s
+        after the end). Said once."""
         if self._bare_since_end is None:
             return []
         placed = tuple(sorted(sq for sq in self._bare_since_end

@@ -675,16 +675,14 @@ def test_pieces_put_on_the_board_after_a_false_ending_are_said_not_lost_silently
     journal.close()
 
 
-def _after_the_ending(board, squares, *, looks=None, placed=None):
+def _after_the_ending(board, squares, *, looks):
     """`board` (a still reading after the ending) with `squares` read surely bare, each with its
-    bare look from `looks`; and, with `placed`, those squares read as on `placed` again."""
+    bare look from `looks`."""
     from vision.reading import SquareReading
 
     bare = SquareReading(empty=True, confidence=0.999, empty_confidence=0.999)
     read = {**board.squares, **{sq: bare for sq in squares}}
     seen = {**board.appearance, **{sq: looks[sq] for sq in squares}}
-    for sq in placed or ():
-        read[sq], seen[sq] = placed.squares[sq], placed.appearance[sq]
     return dataclasses.replace(board, squares=read, appearance=seen)
 
 
