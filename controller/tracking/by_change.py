@@ -22,7 +22,7 @@ several neighbours at once (bench: a capstone placed on d5 changed d6 by 3.7 and
 as a placed flat changes its own square). When the reader's own answer for the square changed too
 (`reader_moved`) it may be a piece knocked onto the next square, or the reader seeing a phantom in
 the new stack's shadow (it does, next to walls and tall stacks): then it counts NEXT_TO_TALL_READ
-next to an altered square whose stack is now tall or standing (`_tall`), in full elsewhere.
+next to an altered square whose stack is now tall or standing (`rises_in_view`), in full elsewhere.
 A stack built up or taken down also moves its shadow, which on a low light reaches two or three
 squares (bench seed 37: a spread off a stack of three flats and a wall changed the two squares
 behind it by 3.8, as much as a placed piece): a square within a shadow's reach
@@ -328,7 +328,7 @@ class ChangeJudge:
             return False
         return square_cost(stack, now) + PHANTOM_GONE <= square_cost(stack, then)
 
-    def _tall(self, square: str, stack: Stack) -> bool:
+    def rises_in_view(self, square: str, stack: Stack) -> bool:
         """Does `stack` rise over its neighbours in the view? Two pieces or more, or a wall or a
         capstone, and the reader sees it so too (not just the hypothesis saying so)."""
         ev = self.evidence.get(square)
@@ -397,7 +397,7 @@ class ChangeJudge:
     def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
         near = {n for sq in altered for n in neighbours(sq, self.size)}
         near_tall = {
-            n for sq in altered if self._tall(sq, after.get(sq, ()))
+            n for sq in altered if self.rises_in_view(sq, after.get(sq, ()))
             for n in neighbours(sq, self.size)
         }
         # (a piece the reader saw arrive next to a stack taken down was more likely knocked there)

@@ -43,6 +43,7 @@ from controller.tak import Ply, Position, TakError
 from controller.tracking.by_change import (
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
+    W_HEIGHT_NEWS,
     W_UNALTERED,
     ChangeJudge,
     Judged,
@@ -863,11 +864,24 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         `c4-` and `c5-`, which would have left c4 and c5 bare, were asked first, the reader
         reading their flats still there at 1.00). But a piece the reader saw only doubtfully
         may leave with as faint a change, the reader then reading the square empty (fresh bench
-        seed 1560: a dark flat moved off b4, read there at 0.58, its look changing by 0.35)."""
+        seed 1560: a dark flat moved off b4, read there at 0.58, its look changing by 0.35).
+
+        And a square a rival alters only in height, next to a stack `h` builds up to rise over
+        its neighbours in the view (`ChangeJudge.rises_in_view`), counts only as far as the
+        reader did not see its height stay (`ChangeJudge.height_news`): the risen stack's
+        shadow and body change it faintly as well (fresh bench seed 2856, 4x4, tilt 29: `3d2+`
+        built d3 from one flat to four, read 4 at 0.98; d4 behind it changed by 0.74, its flat
+        read the same before and after at 1.00; `3d2+21` was asked first, 2.0 ahead for that
+        change, guessed, and 21 plies were lost)."""
         if judge is None:  # (not judged by change: no faint changes)
             return 0.0
         position = self.position
         mine = set(h.ply.squares(position.size)) if h.ply is not None else set()
+        # stacks `h` builds up to rise over their neighbours in the view
+        built = self._alters(h.ply) if h.ply is not None else {}
+        risen = {n for sq, (old, new) in built.items()
+                 if len(new) > len(old) and judge.rises_in_view(sq, new)
+                 for n in neighbours(sq, position.size)}  # fmt: skip
         weight: dict[str, float] = {}
         for rival in rivals:
             if rival is h or rival.ply is None:
@@ -878,6 +892,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 in_sight = not top_colour_kept(old, new)
                 w = (judge.turned(sq, old, new)
                      if in_sight and self.changes.get(sq, 0.0) < UNCHANGED_BELOW else 1.0)
+                if sq in risen and not in_sight:
+                    _, _, stayed = judge.height_news(sq, len(new) - len(old))
+                    w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
                 weight[sq] = max(weight.get(sq, 0.0), w)
         return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
 
