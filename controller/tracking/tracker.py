@@ -36,7 +36,7 @@ nothing (no ply, no takeback) is considered until the board shows it, which give
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from controller.tak import Ply, Position, TakError
@@ -103,6 +103,10 @@ ASK_CONTRADICTED = 0.5
 # What the reader may contradict of a ply that nearly fits the board for it to be asked about
 # (`_nearly_shown`): nothing beyond rounding
 NOTHING_AGAINST = 0.05
+# A spread commits only this far ahead of the same spread with other counts or drops where they
+# differ on a stack whose height the reader misread on the last matched board (`_misread_before`;
+# fresh bench seed 2902, 5x5, tilt 22: a three-stack read two, 1.06 ahead, `a1+` for `2a1+`)
+MISREAD_COUNT_MARGIN = 1.5
 # After an ending that rests on guesses, a square read bare this surely (1 minus it) and then
 # occupied this surely is a piece put on: play after the end (`_played_on`)
 PLAYED_ON_SURE = 0.95
@@ -692,12 +696,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             ):
                 needed = cfg.kind_margin
             # the same spread with other counts: told apart by heights only
-            if not ply.is_placement and rival_within(
-                cfg.count_margin,
-                lambda q: not q.is_placement and q.square == ply.square
-                and q.direction == ply.direction,
-            ):
+            def other_count(q: Ply) -> bool:
+                return (not q.is_placement and q.square == ply.square
+                        and q.direction == ply.direction)  # fmt: skip
+
+            if not ply.is_placement and rival_within(cfg.count_margin, other_count):
                 needed = max(needed, cfg.count_margin)
+            # ... by heights the reader got wrong on the board before: asked about further ahead
+            if not ply.is_placement and rival_within(
+                MISREAD_COUNT_MARGIN,
+                lambda q: other_count(q) and self._misread_before(self._heights_differ(ply, q)),
+            ):
+                needed = max(needed, MISREAD_COUNT_MARGIN)
         # the reader confidently contradicts the best on a square it alters, or reads a placed
         # piece surely two high: never commit that
         doubted = ((best.structure is not None and best.contradiction > cfg.match_cost)
@@ -897,6 +907,30 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                     w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
                 weight[sq] = max(weight.get(sq, 0.0), w)
         return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
+
+    def _heights_differ(self, ply: Ply, other: Ply) -> list[str]:
+        """The squares `ply` and `other` leave with stacks of different heights."""
+        mine, theirs = self._alters(ply), self._alters(other)
+        return [sq for sq in {*mine, *theirs}
+                if len(mine.get(sq, (None, self.position.stack(sq)))[1])
+                != len(theirs.get(sq, (None, self.position.stack(sq)))[1])]  # fmt: skip
+
+    def _misread_before(self, squares: Iterable[str]) -> bool:
+        """Did the reader, on the board the game last matched, read the height of a stack on one
+        of `squares` wrong (less than even odds for the height the game knows it has)? Its
+        height news there (`by_change.height_news`) then rests on a misread that may as well
+        have turned the other way."""
+        for sq in squares:
+            ev, known = (self._accepted or {}).get(sq), self.position.height(sq)
+            if ev is None or known == 0 or ev.p_occupied < 0.5:
+                continue
+            if ev.height_p is not None:
+                sure = ev.height_p[known - 1] if known <= len(ev.height_p) else 0.0
+            else:
+                sure = 1.0 if round(ev.height) == known else 0.0
+            if sure < 0.5:
+                return True
+        return False
 
     def _alters(self, ply: Ply) -> dict[str, tuple[tuple, tuple]]:
         """The squares `ply` alters from the current position: (stack before, stack after)."""
