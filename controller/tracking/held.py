@@ -51,6 +51,12 @@ class HeldSpread:
         land (d4 and e5, dark flats on top, changed by 0.07 and 0.09, still read as flats);
         `d5-` and `d5>` were asked about at once and `d5-` guessed, and when the capstone came
         down on e5 the game went out of sync (23 plies lost)."""
+        return self._lifted_only(close, evidence, p) and self._wait_for_the_drop(stable)
+
+    def _lifted_only(self, close: list[Hypothesis], evidence, p) -> bool:
+        """`_in_hand_unseen`'s question: do the spreads of `close` fit only as pieces lifted off
+        one stack, no other square's look changed even faintly, the reader contradicting each
+        where it drops them?"""
         best = close[0]
         if best.ply is None or best.ply.is_placement:
             return False
@@ -60,9 +66,8 @@ class HeldSpread:
             return False  # (one the reader does not contradict is what it saw: seed 1473)
         if self._lifted(evidence, p) != square:
             return False
-        if any(faint > 0.0 for sq, faint in self._faint.items() if sq != square):
-            return False  # a square changed, if faintly: the pieces may have landed there
-        return self._wait_for_the_drop(stable)
+        # a square changed, if faintly: the pieces may have landed there
+        return not any(faint > 0.0 for sq, faint in self._faint.items() if sq != square)
 
     def _wait_for_the_drop(self, stable: StableReading) -> bool:
         """Wait for lifted pieces to come down, unless the board has stood `lifted_grace_s`

@@ -197,6 +197,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # ... and its appearance signatures (None: none yet, or the camera moved since)
         self._looks: dict | None = None
         self._undecided_matched: tuple = (None, None)  # the board a close call was made on
+        self._undecided_lifted = False  # ... and it fits only as pieces lifted (`_lifted_only`)
         # plies answered after a question: number -> the other candidates, each with how much
         # dearer than the answer it was judged then (for `_revise_asked`)
         self._asked: list[tuple[int, dict[Ply, float]]] = []
@@ -261,6 +262,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         if stable is not None:
             self._last_stable = stable
         if stable is None:
+            if self._undecided is not None and self._undecided_lifted:
+                # pieces lifted with nowhere seen to land, and the board moves: they may be
+                # coming down (fresh bench seed 2927, 4x4, tilt 36: `b4<` asked against `b4-`
+                # as the flat came down on a4, read one higher on the next still frame at 1.00)
+                self._waited, self._undecided = (self._undecided, self._undecided_matched), None
+                return []
             if self._undecided is not None:  # the board did not stay still long enough: ask now
                 return self._ask(self._undecided, self._undecided_matched)
             return []
@@ -770,6 +777,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
+                near = [h for h in below[: cfg.max_considered] if h.cost - best.cost < needed]
+                self._undecided_lifted = by_change and self._lifted_only([best, *near], evidence, p)
             elif by_change and self._in_hand_unseen(
                 [best, *(h for h in below[: cfg.max_considered] if h.cost - best.cost < needed)],
                 evidence, p, stable,

@@ -97,6 +97,16 @@ def test_a_count_read_on_a_stack_the_reader_misread_before_is_asked_about():
     assert notes[54].alternatives == (truth[54],)
 
 
+def test_pieces_lifted_with_nowhere_seen_to_land_are_waited_for_when_the_board_moves():
+    # fresh bench seed 2927 (4x4, tilt 36; its first 410 frames): the dark flat lifted off b4,
+    # the hand unseen, stood for 0.6 s with neither b3 nor a4 changed; the board then moved as
+    # it came down on a4 (read one higher, 2 -> 3, at 1.00, on the next still frame), and that
+    # motion had `b4-` and `b4<` asked about at once, `b4-` guessed. Now the question waits for
+    # the next still board, which shows the drop.
+    notes = replayed_exactly("seed2927-start.npz")  # all 32
+    assert notes[31].ply == Ply.from_ptn("b4<") and not notes[31].uncertain
+
+
 def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_in_sync():
     # fresh bench seed 212 (7x7, tilt 39): a dark flat on b3, read empty for 20 plies, moved
     # off at ply 44, b3's look changing by 1.17 only: out of sync from there (43 of 58 plies
