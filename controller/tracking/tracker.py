@@ -721,6 +721,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                    or self._placed_tall(best.ply, evidence))  # fmt: skip
         matched = (dict(evidence), stable.appearance)  # kept once the game matches the board
 
+        def scored_near() -> list[Hypothesis]:
+            """The best, and the hypotheses scored within `needed` of it."""
+            return [best, *(h for h in below[: cfg.max_considered]
+                            if h.cost - best.cost < needed)]  # fmt: skip
+
         def close() -> Ask:
             """The plies that explain the board about as well as the best, best first."""
             alike = [
@@ -777,12 +782,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
-                near = [h for h in below[: cfg.max_considered] if h.cost - best.cost < needed]
-                self._undecided_lifted = by_change and self._lifted_only([best, *near], evidence, p)
-            elif by_change and self._in_hand_unseen(
-                [best, *(h for h in below[: cfg.max_considered] if h.cost - best.cost < needed)],
-                evidence, p, stable,
-            ):
+                self._undecided_lifted = by_change and self._lifted_only(
+                    scored_near(), evidence, p
+                )
+            elif by_change and self._in_hand_unseen(scored_near(), evidence, p, stable):
                 self._waited = (close(), matched)  # judged again when it has stood, or on the
                 # next board
             else:
@@ -919,10 +922,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
 
     def _heights_differ(self, ply: Ply, other: Ply) -> list[str]:
         """The squares `ply` and `other` leave with stacks of different heights."""
-        mine, theirs = self._alters(ply), self._alters(other)
+        mine = {sq: len(new) for sq, (_, new) in self._alters(ply).items()}
+        theirs = {sq: len(new) for sq, (_, new) in self._alters(other).items()}
+        height = self.position.height  # (of a square neither alters)
         return [sq for sq in {*mine, *theirs}
-                if len(mine.get(sq, (None, self.position.stack(sq)))[1])
-                != len(theirs.get(sq, (None, self.position.stack(sq)))[1])]  # fmt: skip
+                if mine.get(sq, height(sq)) != theirs.get(sq, height(sq))]  # fmt: skip
 
     def _misread_before(self, squares: Iterable[str]) -> bool:
         """Did the reader, on the board the game last matched, read the height of a stack on one
