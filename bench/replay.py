@@ -12,7 +12,8 @@ PATHS are readings files (`vision.readings_file`: `bench/record.py --save-readin
 the recorded game is scored against the true plies stored with them, as `bench/record.py` scores:
 plies exact, marked unsure, silent errors (a wrong ply recorded without the `?` mark). With
 `--against`, the games whose figures differ from an earlier run's JSON are listed, worse first:
-a tracker change is checked on every stored game before a fresh set is run.
+a tracker change is checked on every stored game before a fresh set is run. Games are matched by
+path, or by file name when none of the paths match (the same games stored in another folder).
 """
 
 from __future__ import annotations
@@ -158,6 +159,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if before:
         now = {name: figures(asdict(r)) for name, r in results.items()}
+        # the same games may be stored in another folder (read again with another reader, or
+        # with their footprints taken out): where the paths differ, the file names match them
+        if not before.keys() & now.keys():
+            by_name = {Path(name).name: fig for name, fig in before.items()}
+            before = {name: by_name[Path(name).name] for name in now if Path(name).name in by_name}
         changed = [(name, figures(before[name]), fig) for name, fig in now.items()
                    if name in before and figures(before[name]) != fig]  # fmt: skip
         # worse first: more silent errors, then fewer exact plies
