@@ -27,8 +27,18 @@ comparison used by tracking (`controller.tracking.change`):
 
 so change ~0 on a square nobody touched and >= 1 where a piece was placed, taken or moved (a
 localised change counts in full: a stack one piece taller shows only in a few bins, and then often
-not above the noise). Colours only: no texture or edges (a possible next step for light pieces on
-light wood), and LED glow is not taken out (tracking follows it on still boards).
+not above the noise). LED glow is not taken out (tracking follows it on still boards).
+
+After the strip's bins, a signature holds the square's footprint: the board-plane grid of the
+classifier's views (`vision.views`, the blurred frame at height 0) over the square's inner
+`FOOTPRINT` x `FOOTPRINT` points, +-0.48 pitch, in the same units. The strip's few bins average
+the square's colours; they barely move when a flat is taken off a stack of its colour, or dropped
+on one, which from near straight above is all that changes. The footprint sees the top piece's
+outline and tone, and no two pieces sit or look quite alike: the piece below (or above) shows
+where and how it lies. Measured on four rendered games at tilts 1-16 (docs/recording.md,
+session 30): such squares changed their strips by 0.04-2.0 (median 0.20) and their footprints by
+0.35-4.6 (median 1.8; `controller.tracking.change.footprint_changes`); squares nobody touched by
+0.30 at the 99th percentile, those next to a square a ply altered by 0.36.
 
 The signature depends on the pose: a camera that was bumped (`BoardReading.relocalised`) samples
 other pixels, and a kept signature must then be taken again.
@@ -47,8 +57,15 @@ LOG_UNIT = 0.3  # log brightness per unit of signature (about 35 %)
 CHANGE_TOP = 3  # bins whose mean is a square's change
 
 
-def signatures(t: np.ndarray, profile: np.ndarray) -> np.ndarray:
-    """Strips of one frame -> signatures. `t` [T] pitches, `profile` [S, T, 3] BGR -> [S, BINS, 3].
+FOOTPRINT = 9  # points across, of the plane grid's 11 (the outer ring, +-0.6 pitch, is the
+# neighbours' ground)
+FOOTPRINT_STEPS = 64  # per unit
+
+
+def signatures(t: np.ndarray, profile: np.ndarray, plane: np.ndarray | None = None) -> np.ndarray:
+    """Strips of one frame -> signatures. `t` [T] pitches, `profile` [S, T, 3] BGR -> [S, BINS, 3];
+    with the board-plane grid `plane` [S, 11, 11, 3] BGR, the footprints follow the bins:
+    [S, BINS + FOOTPRINT**2, 3].
 
     A bin the strip does not reach (a short strip near the camera's foot point) repeats the last
     bin that it does reach, so it never looks like a change.
@@ -64,7 +81,16 @@ def signatures(t: np.ndarray, profile: np.ndarray) -> np.ndarray:
         if inside.any():
             last = profile[:, inside, :].mean(axis=1)
         out[:, b, :] = last if last is not None else profile[:, :1, :].mean(axis=1)
-    return np.log(np.maximum(out, 0.0) + LOG_OFFSET) / LOG_UNIT
+    strips = np.log(np.maximum(out, 0.0) + LOG_OFFSET) / LOG_UNIT
+    if plane is None:
+        return strips
+    cut = (plane.shape[1] - FOOTPRINT) // 2
+    inner = plane[:, cut : cut + FOOTPRINT, cut : cut + FOOTPRINT, :].reshape(len(out), -1, 3)
+    footprints = np.log(np.maximum(inner, 0.0) + LOG_OFFSET) / LOG_UNIT
+    # kept to 1/FOOTPRINT_STEPS of a unit (0.5 % in brightness, far under the noise): float16,
+    # as game files store footprints, holds such values exactly, so a stored game replays as read
+    footprints = np.round(footprints * FOOTPRINT_STEPS) / FOOTPRINT_STEPS
+    return np.concatenate([strips, footprints.astype(np.float32)], axis=1)
 
 
 def changes(now: np.ndarray, then: np.ndarray) -> np.ndarray:
@@ -73,7 +99,7 @@ def changes(now: np.ndarray, then: np.ndarray) -> np.ndarray:
     The reference implementation of the comparison above (tracking carries its own copy, since it
     may not import vision; `tests/tracking/test_by_change.py` checks that the two agree).
     """
-    diff = now - then
+    diff = now[:, :BINS] - then[:, :BINS]
     diff = diff - np.median(diff.reshape(-1, diff.shape[-1]), axis=0)
     d = np.linalg.norm(diff, axis=-1)  # [S, BINS]
     top = np.sort(d, axis=1)[:, -CHANGE_TOP:]

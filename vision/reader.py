@@ -523,7 +523,8 @@ class BoardReader:
                 "no empty-board model (no --reference): read against the wood around the grid, "
                 "no hand check"
             )
-        signatures = appearance.signatures(model.t, profile)  # what changed is judged on these
+        # what changed is judged on these
+        signatures = appearance.signatures(model.t, profile, fits["ground"])
         return BoardReading(
             size=self.size, board_found=True, occluded=occluded, moving=moving,
             confidence=confidence, relocalised=relocalised, squares=squares, reason=why,
@@ -607,6 +608,8 @@ class BoardReader:
             # where a stack starts on its strip: the front edge of a centred piece, a little
             # forward (pieces sit off centre)
             "base_t": np.full(S, -0.45),
+            # the board-plane grid of the views (height 0): the footprints of the signatures
+            "ground": samples[0][:, 0],
         }
         decided["board_mask"] = _board_mask(self.model, decided)
         return decided

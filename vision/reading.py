@@ -86,7 +86,7 @@ class BoardReading:
     squares: dict[str, SquareReading] = field(default_factory=dict)
     reason: str = ""  # why the frame is flagged (board not found, hand, motion, dark ...), else ""
     timings_ms: dict[str, float] = field(default_factory=dict)
-    # Per square name, its appearance signature (`vision.appearance`: [BINS, 3] floats) when the
+    # Per square name, its appearance signature (`vision.appearance`: [bins, 3] floats) when the
     # reader computed them: what tracking compares to see which squares changed. Not in to_json.
     appearance: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 

@@ -3,9 +3,10 @@ given exactly the same readings again without rendering or reading a picture (a 
 to render and read; its readings replay in seconds).
 
 One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
-and confidences (float64, as read), its appearance signature and, on occupied squares, the
-reader's distributions over kinds and heights (float32, as read; files from before these have
-none, and load without them), and, when the game's true plies are known (a rendered game), those
+and confidences (float64, as read), its appearance signature (the strip's bins float32, the
+footprint float16, both as read) and, on occupied squares, the reader's distributions over kinds
+and heights (float32, as read; files from before footprints or distributions have none, and load
+without them), and, when the game's true plies are known (a rendered game), those
 as PTN. Made by `bench/record.py
 --save-readings DIR` and by the service's bug reports (`controller/service/capture.py`); replayed
 (`StoredReader`) by `bench/replay.py`, `takboard capture replay` and the tests.
@@ -19,7 +20,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from vision.appearance import BINS
+from vision.appearance import BINS, FOOTPRINT
 from vision.geometry import square_name
 from vision.net import MAX_HEIGHT
 from vision.reading import BoardReading, SquareReading
@@ -54,6 +55,11 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
     answers = np.zeros((F, S, 4), np.int8)
     confidences = np.zeros((F, S, 5))
     looks = np.full((F, S, BINS, 3), np.nan, np.float32)
+    # the footprints after the strips' bins (`vision.appearance`), where the reader gave them, on
+    # the frames tracking compares (a hand's or motion's are never: half the file's size kept);
+    # float16 holds the reader's values exactly
+    footprints = np.full((F, S, FOOTPRINT**2, 3), np.nan, np.float16)
+    has_footprints = False
     # the reader's whole belief on occupied squares (kinds, heights 1..8), where it gave one
     kind_p = np.full((F, S, len(KINDS) - 1), np.nan, np.float32)
     height_p = np.full((F, S, MAX_HEIGHT), np.nan, np.float32)
@@ -73,11 +79,16 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
                     heights = sq.height_probabilities[:MAX_HEIGHT]
                     height_p[i, j, : len(heights)] = heights
             if r.appearance is not None and name in r.appearance:
-                looks[i, j] = r.appearance[name]
+                look = np.asarray(r.appearance[name])
+                looks[i, j] = look[:BINS]
+                if len(look) > BINS and r.clean:
+                    footprints[i, j] = look[BINS:]
+                    has_footprints = True
+    extra = {"footprints": footprints} if has_footprints else {}
     np.savez_compressed(path, size=size, flags=flags, confidence=confidence, answers=answers,
                         confidences=confidences, looks=looks, kind_p=kind_p, height_p=height_p,
                         plies=np.array(list(plies), str),
-                        source=np.array(source))  # fmt: skip
+                        source=np.array(source), **extra)  # fmt: skip
 
 
 def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading], list[str]]:
@@ -96,6 +107,7 @@ def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading],
     names = _names(size)
     # (files written before the readers gave whole distributions have none)
     kind_p, height_p = data.get("kind_p"), data.get("height_p")
+    footprints = data.get("footprints")  # (and before the signatures had footprints, none)
     readings = []
     for i in range(len(data["flags"])):
         squares = {}
@@ -113,6 +125,8 @@ def load_readings(path: Path | str | BinaryIO) -> tuple[int, list[BoardReading],
                 )  # fmt: skip
             look = data["looks"][i, j]
             if not np.isnan(look).any():
+                if footprints is not None and not np.isnan(footprints[i, j]).any():
+                    look = np.concatenate([look, footprints[i, j].astype(np.float32)])
                 appearance[name] = look
         flags = dict(zip(FLAGS, (bool(f) for f in data["flags"][i]), strict=True))
         readings.append(BoardReading(size, confidence=float(data["confidence"][i]),

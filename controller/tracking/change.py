@@ -11,6 +11,10 @@ the square really changed. Duck-typed: a signature is anything numpy can subtrac
     change[s] = mean of the CHANGE_TOP largest per-bin colour distances of (now - then), after the
                 board-wide median shift is taken out (the room's light drifting, the exposure)
 
+A signature's first `STRIP_BINS` rows are the strip's bins; where the reader gives more, the rest
+are the square's footprint (`footprint_changes`): what shows a flat taken off a stack of its
+colour, or dropped on one, from near straight above.
+
 The same comparison as `vision.appearance.changes` (tracking may not import vision; a test checks
 that the two agree).
 """
@@ -29,16 +33,19 @@ UNCHANGED_BELOW = 0.7  # change below this: surely not changed
 CHANGED_ABOVE = 1.7  # change above this: surely changed
 
 Signatures = Mapping[str, object]
+STRIP_BINS = 8  # vision.appearance.BINS: the strip's part of a signature (a test checks)
 
 
-def _drift_free(now: Signatures, then: Signatures) -> tuple[list[str], np.ndarray]:
-    """The squares in both, and the change of their signatures [squares, bins, channels] with
-    the board-wide median shift (the room's light, the exposure) taken out."""
+def _drift_free(now: Signatures, then: Signatures, part: slice = slice(0, STRIP_BINS)
+                ) -> tuple[list[str], np.ndarray]:  # fmt: skip
+    """The squares in both, and the change of their signatures' `part` (the strip's bins unless
+    told) [squares, rows, channels] with the board-wide median shift (the room's light, the
+    exposure) taken out."""
     names = [name for name in now if name in then]
     if not names:
         return names, np.zeros((0, 0, 1), np.float32)
-    diff = np.stack([np.asarray(now[n], np.float32) for n in names]) - np.stack(
-        [np.asarray(then[n], np.float32) for n in names]
+    diff = np.stack([np.asarray(now[n], np.float32)[part] for n in names]) - np.stack(
+        [np.asarray(then[n], np.float32)[part] for n in names]
     )
     channels = diff.shape[-1] if diff.ndim >= 2 else 1
     diff = diff.reshape(len(names), -1, channels)
@@ -54,6 +61,32 @@ def bin_changes(now: Signatures, then: Signatures) -> dict[str, np.ndarray]:
 def changes(now: Signatures, then: Signatures) -> dict[str, float]:
     """Change per square between two boards' signatures (squares in both)."""
     return {n: float(np.sort(d)[-CHANGE_TOP:].mean()) for n, d in bin_changes(now, then).items()}
+
+
+def footprint_changes(now: Signatures, then: Signatures) -> dict[str, float]:
+    """Change of each square's footprint (signatures that have one, in both), drift taken out.
+
+    A square's own pieces change its footprint all round (the top piece's outline, rotated or
+    shifted, and its tone); a neighbour's new piece or shadow reaches in from one side only. So
+    the change is taken half by half (the footprint's near, far, left and right halves, each the
+    mean of its `CHANGE_TOP` cells that changed most) and the quietest half is the square's:
+    next to squares a ply altered, 0.36 at the 99th percentile where taking the whole footprint
+    gave 3.0 (docs/recording.md, session 30)."""
+    names = [n for n in now if n in then and _has_footprint(now[n]) and _has_footprint(then[n])]
+    if not names:
+        return {}
+    names, diff = _drift_free({n: now[n] for n in names}, then, slice(STRIP_BINS, None))
+    side = round(np.sqrt(diff.shape[1]))
+    cells = np.linalg.norm(diff, axis=-1).reshape(len(names), side, side)
+    mid = side // 2
+    halves = (cells[:, : mid + 1], cells[:, mid:], cells[:, :, : mid + 1], cells[:, :, mid:])
+    per_half = [np.sort(h.reshape(len(names), -1), axis=1)[:, -CHANGE_TOP:].mean(axis=1)
+                for h in halves]  # fmt: skip
+    return dict(zip(names, np.min(per_half, axis=0).astype(float).tolist(), strict=True))
+
+
+def _has_footprint(signature: object) -> bool:
+    return np.shape(signature)[0] > STRIP_BINS
 
 
 def board_noise(changes: Mapping[str, float]) -> float:
@@ -82,6 +115,33 @@ def p_faint(change: float, noise: float) -> float:
     the noise threshold, 1 from `UNCHANGED_BELOW` on (where `p_changed` only begins)."""
     start = min(max(FAINT_FROM, FAINT_OVER_NOISE * noise), UNCHANGED_BELOW - 0.05)
     return min(1.0, max(0.0, (change - start) / (UNCHANGED_BELOW - start)))
+
+
+# A square's footprint (`footprint_changes`) tells a faint change where its strip cannot: a flat
+# taken off a stack of its colour or dropped on one, from near straight above. Measured on four
+# rendered games at tilts 1-16 and five at 2-38 (docs/recording.md, session 30): squares nobody
+# touched changed their footprints by 0.30 at the 99th percentile (the worst 0.96), those next to
+# a square a ply altered by 0.36; such faint changes by 0.35-4.6, all but two above 0.85.
+FOOTPRINT_FAINT_FROM = 0.5
+FOOTPRINT_FAINT_SPAN = 0.5  # from FAINT_FROM (or FAINT_OVER_NOISE times the board's median) on
+
+
+def p_faint_footprint(change: float, noise: float) -> float:
+    """`p_faint` for a footprint's change (`footprint_changes`; `noise`: the board's median)."""
+    start = max(FOOTPRINT_FAINT_FROM, FAINT_OVER_NOISE * noise)
+    return min(1.0, max(0.0, (change - start) / FOOTPRINT_FAINT_SPAN))
+
+
+def faint_changes(now: Signatures, then: Signatures,
+                  strip: Mapping[str, float]) -> dict[str, float]:
+    """Per square, how sure a faint change is real: by its strip (`strip`, the `changes` of the
+    same signatures; `p_faint`) or by its footprint where the signatures have one
+    (`p_faint_footprint`), whichever is surer."""
+    floor = board_noise(strip)
+    footprints = footprint_changes(now, then)
+    under = board_noise(footprints)
+    return {sq: max(p_faint(c, floor), p_faint_footprint(footprints.get(sq, 0.0), under))
+            for sq, c in strip.items()}  # fmt: skip
 
 
 # A change of the light alone (a shadow cast or lifted, a glare spot) scales all three colour

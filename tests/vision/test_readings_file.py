@@ -63,3 +63,25 @@ def test_a_file_from_before_the_readers_gave_distributions_loads_without_them(tm
     square = loaded.squares["b2"]
     assert (square.kind, square.height) == ("wall", 3)
     assert square.kind_probabilities is None and square.height_probabilities is None
+
+
+def test_a_readers_footprints_come_back_exactly_where_tracking_compares_them(tmp_path):
+    # what the reader gives (vision.appearance: footprints kept to steps float16 holds exactly)
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_setup, render
+
+    camera, look = random_setup(5, 4, tilt_deg=20.0)
+    reader = BoardReader(4)
+    scenes = [Scene(4)] * 3 + [Scene(4, {"b2": [("dark", "flat")]})] * 3
+    readings = [reader.read(render(scene, camera, look, seed=k, t=k / 5))
+                for k, scene in enumerate(scenes)]  # fmt: skip
+    assert len(readings[-1].appearance["b2"]) > BINS  # the footprint follows the strip's bins
+    assert {r.clean for r in readings} == {True, False}  # (the piece's arrival moves)
+    save_readings(tmp_path / "game.npz", 4, readings, [], "a test")
+    _, back, _ = load_readings(tmp_path / "game.npz")
+    for then, now in zip(readings, back, strict=True):
+        assert set(then.appearance) == set(now.appearance)
+        for name, signature in then.appearance.items():
+            # only the frames tracking compares keep their footprints (a hand's never are)
+            kept = signature if then.clean else signature[:BINS]
+            assert np.array_equal(kept, now.appearance[name]), name
