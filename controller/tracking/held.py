@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from controller.tak import Ply
 from controller.tracking.by_change import ChangeJudge, Judged, neighbours
-from controller.tracking.change import board_noise, changes, light_only, p_changed, p_faint
+from controller.tracking.change import changes, faint_changes, light_only, p_changed
 from controller.tracking.decisions import Ask, Candidate, Commit, Decision
 from controller.tracking.evidence import SquareEvidence, differs
 from controller.tracking.gate import StableReading
@@ -137,8 +137,7 @@ class HeldSpread:
         evidence = stable.evidence
         looks = changes(stable.appearance, then_looks)  # type: ignore[arg-type]
         p = {sq: p_changed(c) for sq, c in looks.items()}
-        floor = board_noise(looks)
-        faint = {sq: p_faint(c, floor) for sq, c in looks.items()}
+        faint = faint_changes(stable.appearance, then_looks, looks)  # type: ignore[arg-type]
         moved = self._changed(evidence, then_evidence)
         position, cfg = self.position, self.config
         played = position.push(ply)

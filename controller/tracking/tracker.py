@@ -56,9 +56,9 @@ from controller.tracking.change import (
     board_noise,
     changes,
     darkened,
+    faint_changes,
     light_only,
     p_changed,
-    p_faint,
 )
 from controller.tracking.decisions import (
     Ask,
@@ -225,7 +225,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # once a ply or a takeback has been recorded since
         self._quiet: tuple | None = None
         self._last_stable: StableReading | None = None  # for `judge_again`
-        self._faint: dict[str, float] = {}  # `change.p_faint` per square at the last evaluation
+        self._faint: dict[str, float] = {}  # `change.faint_changes` at the last evaluation
         self._light_only: dict[str, float] = {}  # `change.light_only` per square, the same
         self._darkened: dict[str, float] = {}  # `change.darkened` per square, the same
         # while a question waits: the board (evidence, signatures) from before the ply asked about
@@ -518,7 +518,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                     change >= STOOD_UP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
                 ):
                     p[sq] = 1.0
-            self._faint = {sq: p_faint(c, floor) for sq, c in self.changes.items()}
+            self._faint = faint_changes(stable.appearance, self._looks, self.changes)  # type: ignore[arg-type]
             evidence = self._bare_again(evidence, stable.appearance)
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [

@@ -107,6 +107,16 @@ def test_pieces_lifted_with_nowhere_seen_to_land_are_waited_for_when_the_board_m
     assert notes[31].ply == Ply.from_ptn("b4<") and not notes[31].uncertain
 
 
+def test_a_flat_moved_onto_a_stack_of_its_colour_is_told_by_the_footprint_it_changed():
+    # fresh bench seed 2901 (4x4, tilt 8.6; its first 226 frames, read with footprints): `c2<`
+    # moved a flat onto b2, topped by its colour; c1 (for `c2-`) is too, and from near above
+    # neither strip changed beyond the noise (b2 0.14, c1 0.06). b2's footprint did, by 1.19
+    # (the new top sits otherwise than the one below), c1's by 0.07: `c2<` is now the guess,
+    # still asked. Without footprints (the same readings) `c2-` was, and the game went astray.
+    notes = replayed_exactly("seed2901-start.npz")  # all 18
+    assert notes[17].ply == Ply.from_ptn("c2<") and notes[17].uncertain
+
+
 def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_in_sync():
     # fresh bench seed 212 (7x7, tilt 39): a dark flat on b3, read empty for 20 plies, moved
     # off at ply 44, b3's look changing by 1.17 only: out of sync from there (43 of 58 plies
