@@ -16,7 +16,9 @@ import pytest
 from controller.store import Journal
 
 # The child: resume the game in progress (or start one), append random legal plies forever, and
-# print each ply's number only after `append_ply` has returned (i.e. once it is durable).
+# print each ply's number only after `append_ply` has returned (i.e. once it is durable). Each
+# report is one write of a whole line: with PYTHONUNBUFFERED set (as on CI machines) `print` writes
+# its pieces one by one, and a kill between them once left half a line for the parent to read.
 CHILD = textwrap.dedent(
     """
     import random, sys
@@ -27,17 +29,20 @@ CHILD = textwrap.dedent(
     games = journal.in_progress()
     gid = games[0].id if games else journal.new_game(size=6, players=("crash", "test"))
     position = journal.position(gid)
-    print("ready", gid, position.ply_count, flush=True)
+    def report(line):
+        sys.stdout.write(line + "\\n")
+        sys.stdout.flush()
+    report(f"ready {gid} {position.ply_count}")
     while True:
         plies = list(position.legal_plies)
         if not plies:
             journal.finish(gid, position.outcome() or "0-0")
-            print("over", flush=True)
+            report("over")
             break
         ply = rng.choice(plies)
         number = journal.append_ply(gid, ply)
         position.play(ply)
-        print(number, ply.ptn(), flush=True)
+        report(f"{number} {ply.ptn()}")
     """
 )
 
