@@ -35,10 +35,11 @@ classifier's views (`vision.views`, the blurred frame at height 0) over the squa
 the square's colours; they barely move when a flat is taken off a stack of its colour, or dropped
 on one, which from near straight above is all that changes. The footprint sees the top piece's
 outline and tone, and no two pieces sit or look quite alike: the piece below (or above) shows
-where and how it lies. Measured on four rendered games at tilts 1-16 (docs/recording.md,
-session 30): such squares changed their strips by 0.04-2.0 (median 0.20) and their footprints by
-0.35-4.6 (median 1.8; `controller.tracking.change.footprint_changes`); squares nobody touched by
-0.30 at the 99th percentile, those next to a square a ply altered by 0.36.
+where and how it lies. Measured on nine rendered games at tilts 1-38 (docs/recording.md,
+session 30): such squares changed their strips by 0.04-2.7 (median 0.38) and their footprints by
+0.39-6.2 (median 1.8; `controller.tracking.change.footprint_changes`); squares nobody touched by
+0.60 at the 99th percentile (2 times their board's median), those next to a square a ply
+altered by 0.58.
 
 The signature depends on the pose: a camera that was bumped (`BoardReading.relocalised`) samples
 other pixels, and a kept signature must then be taken again.

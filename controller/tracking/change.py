@@ -70,8 +70,8 @@ def footprint_changes(now: Signatures, then: Signatures) -> dict[str, float]:
     shifted, and its tone); a neighbour's new piece or shadow reaches in from one side only. So
     the change is taken half by half (the footprint's near, far, left and right halves, each the
     mean of its `CHANGE_TOP` cells that changed most) and the quietest half is the square's:
-    next to squares a ply altered, 0.36 at the 99th percentile where taking the whole footprint
-    gave 3.0 (docs/recording.md, session 30)."""
+    on four rendered games from near above, next to squares a ply altered, 0.34 at the 99th
+    percentile where taking the whole footprint gave 3.0 (docs/recording.md, session 30)."""
     names = [n for n in now if n in then and _has_footprint(now[n]) and _has_footprint(then[n])]
     if not names:
         return {}
@@ -118,10 +118,12 @@ def p_faint(change: float, noise: float) -> float:
 
 
 # A square's footprint (`footprint_changes`) tells a faint change where its strip cannot: a flat
-# taken off a stack of its colour or dropped on one, from near straight above. Measured on four
-# rendered games at tilts 1-16 and five at 2-38 (docs/recording.md, session 30): squares nobody
-# touched changed their footprints by 0.30 at the 99th percentile (the worst 0.96), those next to
-# a square a ply altered by 0.36; such faint changes by 0.35-4.6, all but two above 0.85.
+# taken off a stack of its colour or dropped on one, from near straight above. Measured on nine
+# rendered games at tilts 1-38 (docs/recording.md, session 30): squares nobody touched changed
+# their footprints by 0.60 at the 99th percentile (2 times their board's median; the worst 0.95),
+# those next to a square a ply altered by 0.58; such faint changes by 0.39-6.2, 44 of 45 above
+# 0.85. Counted from here on: 44 of those 45, and 8 of 9,034 untouched squares (5 of 2,463 next
+# to altered ones), most where the strip counts a faint change too.
 FOOTPRINT_FAINT_FROM = 0.5
 FOOTPRINT_FAINT_SPAN = 0.5  # from FAINT_FROM (or FAINT_OVER_NOISE times the board's median) on
 

@@ -18,7 +18,17 @@ from controller.tracking import (
     TrackerConfig,
     Withdrawn,
 )
-from controller.tracking.change import board_noise, changes, darkened, light_only, p_changed
+from controller.tracking.change import (
+    STRIP_BINS,
+    board_noise,
+    changes,
+    darkened,
+    faint_changes,
+    footprint_changes,
+    light_only,
+    p_changed,
+    p_faint,
+)
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 from vision.reading import SquareReading
 
@@ -94,16 +104,46 @@ def _two_plies_in() -> tuple[Position, Camera]:
 def test_tracking_and_vision_compare_signatures_the_same_way():
     from vision import appearance
 
+    assert STRIP_BINS == appearance.BINS  # where a signature's footprint starts
     rng = np.random.default_rng(3)
-    then = rng.normal(10.0, 2.0, (25, appearance.BINS, 3)).astype(np.float32)
+    rows = appearance.BINS + appearance.FOOTPRINT**2
+    then = rng.normal(10.0, 2.0, (25, rows, 3)).astype(np.float32)
     now = then + 0.4 + rng.normal(0.0, 0.05, then.shape).astype(np.float32)  # light + noise
     now[7, 2:5] += 3.0  # one square visibly changed on three bins
+    now[9, appearance.BINS :] += 3.0  # and one in its footprint alone: not a strip's change
     names = [f"s{i}" for i in range(25)]
     ours = changes(dict(zip(names, now, strict=True)), dict(zip(names, then, strict=True)))
     theirs = appearance.changes(now, then)
     assert [ours[n] for n in names] == pytest.approx(list(theirs), abs=1e-5)
     assert p_changed(ours["s7"]) == 1.0
     assert max(p_changed(ours[n]) for n in names if n != "s7") == 0.0
+
+
+def test_a_footprint_changed_all_round_is_a_faint_change_and_one_changed_from_a_side_is_not():
+    rng = np.random.default_rng(4)
+    side = 9
+    then = rng.normal(12.0, 1.0, (25, STRIP_BINS + side * side, 3)).astype(np.float32)
+    now = then + rng.normal(0.0, 0.05, then.shape).astype(np.float32)
+    outline = np.zeros((side, side), bool)
+    outline[1, 1:-1] = outline[-2, 1:-1] = outline[1:-1, 1] = outline[1:-1, -2] = True
+    now[5, STRIP_BINS:][outline.ravel()] += 1.5  # the top piece turned: its outline moved
+    near = np.zeros((side, side), bool)
+    near[:3] = True
+    now[3, STRIP_BINS:][near.ravel()] += 3.0  # a neighbour's shadow reaching in from one side
+    names = [f"s{i}" for i in range(25)]
+    now_looks, then_looks = dict(zip(names, now, strict=True)), dict(zip(names, then, strict=True))
+    footprints = footprint_changes(now_looks, then_looks)
+    assert footprints["s5"] > 2.0 and footprints["s3"] < 0.3
+    faint = faint_changes(now_looks, then_looks, changes(now_looks, then_looks))
+    assert faint["s5"] == 1.0 and faint["s3"] == 0.0
+    assert max(faint[n] for n in names if n != "s5") == 0.0
+    # signatures without footprints (older files, the synthetic reader): the strips alone
+    strips = {n: look[:STRIP_BINS] for n, look in now_looks.items()}
+    before = {n: look[:STRIP_BINS] for n, look in then_looks.items()}
+    assert footprint_changes(strips, before) == {}
+    strip = changes(strips, before)
+    floor = board_noise(strip)
+    assert faint_changes(strips, before, strip) == {n: p_faint(c, floor) for n, c in strip.items()}
 
 
 def test_the_boards_noise_is_what_the_untouched_squares_changed_by():
