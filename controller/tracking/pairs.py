@@ -184,12 +184,15 @@ class TwoPlies:
         square the first ply emptied and the first ply alone was ruled out only by the reader's
         doubtful reading of that square (no more than twice `match_cost`: a piece seen there at
         0.85 or less). Where the reading is weaker still (`PHANTOM_DOUBT`) and the square is
-        next to a stack of `TALL` pieces or more, where the reader sees phantoms, the ply alone
-        comes first (fresh bench seed 914: `d3-` beside a four-stack, d3 then read occupied at
-        0.69, was asked about only as "d3- then Sd3"; the guess ran the game off by a ply, and
-        one ply later went wrong unmarked); else last (quick-reply games on the tracker's own
-        readings, seed 305: `c5>` and at once `c5` beside a stack of three, the new c5 read at
-        0.87, is the pair)."""
+        next to a stack of `TALL` pieces or more, where the reader sees phantoms, or where it
+        reads there a standing piece in the colour of one standing beside it (that piece's
+        image: doubtful is enough), the ply alone comes first (fresh bench seed 914: `d3-`
+        beside a four-stack, d3 then read occupied at 0.69, was asked about only as "d3- then
+        Sd3"; the guess ran the game off by a ply, and one ply later went wrong unmarked; fresh
+        seed 3014, tilt 9: `2c3<11` took a light wall off c3, which then read as a dark wall at
+        0.82 like d3's beside it, and the guess "then Sc3" cost 24 of 55 plies); else last
+        (quick-reply games on the tracker's own readings, seed 305: `c5>` and at once `c5`
+        beside a stack of three, the new c5 read at 0.87, is the pair)."""
         best = pairs[0]
         reply, size = best.then, self.position.size
         if reply is None or not reply.is_placement or best.ply.is_placement:
@@ -205,12 +208,24 @@ class TwoPlies:
         position = self.position
         position.push(best.ply)
         try:
-            phantoms = any(len(position.stack(sq)) >= TALL for sq in neighbours(reply.square, size))
+            beside = neighbours(reply.square, size)
+            tall = any(len(position.stack(sq)) >= TALL for sq in beside)
+            image = self._image_of_standing(reply.square, beside)
         finally:
             position.pop()
-        if phantoms and alone.colour_contradiction <= PHANTOM_DOUBT:
+        if (tall and alone.colour_contradiction <= PHANTOM_DOUBT) or image:
             return (single, *pairs)[: cfg.max_candidates]
         return (*pairs[: cfg.max_candidates - 1], single)
+
+    def _image_of_standing(self, square: str, beside: list[str]) -> bool:
+        """Does the reader read on `square` a standing piece in the colour of a wall or capstone
+        on top of one of the squares `beside` it (in the position as it stands)?"""
+        ev = self.last.evidence.get(square) if self.last is not None else None
+        if ev is None or ev.p_kind[0] >= 0.5:
+            return False
+        read = WHITE if ev.p_light >= 0.5 else 1 - WHITE
+        tops = (self.position.top(sq) for sq in beside)
+        return any(top is not None and top[1] != FLAT and top[0] == read for top in tops)
 
     def _pairs(self, evidence, p, changed) -> tuple[Candidate, ...]:
         """Pairs of plies that fit the board by change, and that the reader does not confidently
@@ -253,6 +268,10 @@ class TwoPlies:
         # its shadow, was asked as "Sd2 then Sd1", "Sd2 then d1" or "d2 then Sd1", with no
         # way to answer `Sd2`)
         candidates = (*pairs[: self.config.max_candidates - 1], alone)
+        first_alone = self._with_first_alone(pairs)[0]
+        if first_alone.then is None and first_alone.ply != best.ply:
+            # the best pair's first ply alone, its reply likely a phantom (`_with_first_alone`)
+            candidates = (first_alone, *candidates)
         left = [sq for sq, q in p.items() if q >= SURELY_CHANGED and sq not in touched]
         # The pair's first ply a spread the camera saw on a still board before this one, held
         # back while its pieces might still be in a hand: the squares it emptied are the ones
@@ -268,8 +287,9 @@ class TwoPlies:
             # read at 0.96 beside it on d1, guessed "2c2- then d1"; the game ran a ply off for
             # 9 plies, then 2 off, and 9 plies were recorded wrong without a mark)
             candidates = (alone, *(c for c in candidates if c != alone))
-        ask = Ask(candidates[: self.config.max_candidates],
-                  f"two plies at once: {pairs[0].describe()} (or {best.ply.ptn()} alone)")
+        candidates = candidates[: self.config.max_candidates]
+        alone_too = " or ".join(c.ply.ptn() for c in candidates if c.then is None)
+        ask = Ask(candidates, f"two plies at once: {pairs[0].describe()} (or {alone_too} alone)")
         self._quiet = None
         return self._ask(ask, (dict(evidence), appearance))
 

@@ -216,6 +216,16 @@ def test_a_phantom_on_the_square_a_flat_left_is_not_taken_for_a_reply_placed_the
     assert notes[32].uncertain and "two plies at once" in notes[32].reason
 
 
+def test_a_phantom_in_the_image_of_a_wall_beside_is_not_taken_for_a_reply_placed_there():
+    # fresh bench seed 3014 (4x4, tilt 9.3; its first 300 frames): `2c3<11` took a light wall
+    # and the flat under it off c3, which then read as a dark wall at 0.82, as d3's beside it
+    # stands; "2c3<11 then Sc3" was asked with `c3-` alone as the other answer, and guessed: the
+    # game ran a ply off, and 24 of its 55 plies were lost. The ply alone is now asked first.
+    notes = replayed_exactly("seed3014-start.npz")  # all 24
+    assert notes[20].ply == Ply.from_ptn("2c3<11") and notes[20].uncertain
+    assert "2c3<11 then Sc3" in notes[20].reason and "(or 2c3<11" in notes[20].reason
+
+
 def test_a_phantom_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_there():
     # fresh bench seed 1027 (4x4, tilt 36): `Sd2`, and d1 behind it read as a dark wall at
     # 0.58-0.64 (the wall's own image), was asked as "Sd2 then Sd1", "Sd2 then d1" or "d2 then
