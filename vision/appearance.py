@@ -82,16 +82,21 @@ def signatures(t: np.ndarray, profile: np.ndarray, plane: np.ndarray | None = No
         if inside.any():
             last = profile[:, inside, :].mean(axis=1)
         out[:, b, :] = last if last is not None else profile[:, :1, :].mean(axis=1)
-    strips = np.log(np.maximum(out, 0.0) + LOG_OFFSET) / LOG_UNIT
+    strips = _in_units(out)
     if plane is None:
         return strips
     cut = (plane.shape[1] - FOOTPRINT) // 2
-    inner = plane[:, cut : cut + FOOTPRINT, cut : cut + FOOTPRINT, :].reshape(len(out), -1, 3)
-    footprints = np.log(np.maximum(inner, 0.0) + LOG_OFFSET) / LOG_UNIT
+    footprints = _in_units(plane[:, cut : cut + FOOTPRINT, cut : cut + FOOTPRINT, :]
+                           .reshape(len(out), -1, 3))  # fmt: skip
     # kept to 1/FOOTPRINT_STEPS of a unit (0.5 % in brightness, far under the noise): float16,
     # as game files store footprints, holds such values exactly, so a stored game replays as read
     footprints = np.round(footprints * FOOTPRINT_STEPS) / FOOTPRINT_STEPS
     return np.concatenate([strips, footprints.astype(np.float32)], axis=1)
+
+
+def _in_units(bgr: np.ndarray) -> np.ndarray:
+    """Mean colours (BGR) -> the signature's units: log brightness per channel / `LOG_UNIT`."""
+    return np.log(np.maximum(bgr, 0.0) + LOG_OFFSET) / LOG_UNIT
 
 
 def changes(now: np.ndarray, then: np.ndarray) -> np.ndarray:

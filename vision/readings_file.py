@@ -59,7 +59,6 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
     # the frames tracking compares (a hand's or motion's are never: half the file's size kept);
     # float16 holds the reader's values exactly
     footprints = np.full((F, S, FOOTPRINT**2, 3), np.nan, np.float16)
-    has_footprints = False
     # the reader's whole belief on occupied squares (kinds, heights 1..8), where it gave one
     kind_p = np.full((F, S, len(KINDS) - 1), np.nan, np.float32)
     height_p = np.full((F, S, MAX_HEIGHT), np.nan, np.float32)
@@ -83,8 +82,7 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
                 looks[i, j] = look[:BINS]
                 if len(look) > BINS and r.clean:
                     footprints[i, j] = look[BINS:]
-                    has_footprints = True
-    extra = {"footprints": footprints} if has_footprints else {}
+    extra = {} if np.isnan(footprints).all() else {"footprints": footprints}
     np.savez_compressed(path, size=size, flags=flags, confidence=confidence, answers=answers,
                         confidences=confidences, looks=looks, kind_p=kind_p, height_p=height_p,
                         plies=np.array(list(plies), str),
