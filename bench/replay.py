@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games replayed in parallel (1)")
     parser.add_argument("--json", type=Path, help="write the per-game figures here")
     parser.add_argument("--against", type=Path, metavar="JSON",
-                        help="an earlier run's --json: list the games whose figures changed")
+                        help="an earlier run's --json: list the games whose figures changed "
+                        "(matched by path, else by file name)")  # fmt: skip
     parser.add_argument("--all", action="store_true", help="a line for every game, not only the "
                         "imperfect ones")  # fmt: skip
     args = parser.parse_args(argv)
