@@ -491,7 +491,11 @@ class BoardReader:
         for s, name in enumerate(model.names):
             if fits["empty"][s]:
                 ec = float(fits["empty_conf"][s])
-                squares[name] = SquareReading(True, confidence=ec, empty_confidence=ec)
+                # the kind it would be, should a piece be there after all (tracking offers a
+                # piece half seen as that kind); on a bare square, noise
+                lean = fits["kind_p"][s] / max(float(fits["kind_p"][s].sum()), 1e-12)
+                squares[name] = SquareReading(True, confidence=ec, empty_confidence=ec,
+                                              kind_probabilities=tuple(lean.tolist()))
             else:
                 ec, kc, hc = (float(fits[k][s]) for k in ("empty_conf", "kind_conf", "height_conf"))
                 cc = float(conf_of[s])

@@ -5,8 +5,8 @@ to render and read; its readings replay in seconds).
 One compressed .npz per game: per frame the reading's flags and confidence, per square its answers
 and confidences (float64, as read), its appearance signature (the strip's bins float32, the
 footprint float16, both as read) and, on occupied squares, the reader's distributions over kinds
-and heights (float32, as read; files from before footprints or distributions have none, and load
-without them), and, when the game's true plies are known (a rendered game), those
+and heights (on squares read empty, over kinds: its lean; float32, as read; files from before
+footprints or distributions have none, and load without them), and, when the game's true plies are known (a rendered game), those
 as PTN. Made by `bench/record.py
 --save-readings DIR` and by the service's bug reports (`controller/service/capture.py`); replayed
 (`StoredReader`) by `bench/replay.py`, `takboard capture replay` and the tests.
@@ -59,7 +59,8 @@ def save_readings(path: Path | str | BinaryIO, size: int, readings: Sequence[Boa
     # the frames tracking compares (a hand's or motion's are never: half the file's size kept);
     # float16 holds the reader's values exactly
     footprints = np.full((F, S, FOOTPRINT**2, 3), np.nan, np.float16)
-    # the reader's whole belief on occupied squares (kinds, heights 1..8), where it gave one
+    # the reader's whole belief on occupied squares (kinds, heights 1..8), where it gave one, and
+    # its lean over kinds on squares read empty
     kind_p = np.full((F, S, len(KINDS) - 1), np.nan, np.float32)
     height_p = np.full((F, S, MAX_HEIGHT), np.nan, np.float32)
     for i, r in enumerate(readings):

@@ -5,7 +5,8 @@ turns each guess into soft evidence:
 
     p_occupied      probability the square holds at least one piece
     p_light         probability the top piece is light (player 1), given the square is occupied
-    p_kind          probabilities of the top piece being a flat / wall / capstone
+    p_kind          probabilities of the top piece being a flat / wall / capstone (on a square
+                    read empty: what the reader leans to, should a piece be there after all)
     height          estimated stack height (pieces) and how much to trust it (0 = not at all)
     height_p        P(height = 1, 2, ...), where the reader gave its whole belief
 
@@ -57,11 +58,17 @@ HEIGHT_CHANGE = 2.0  # pieces: a smaller change in the reported height is not "t
 def square_evidence(square) -> SquareEvidence:
     """One vision `SquareReading` (duck-typed) -> soft evidence."""
     empty_conf = _clip(getattr(square, "empty_confidence", square.confidence))
+    whole = getattr(square, "kind_probabilities", None)
     if square.empty:
+        # What the top would be if a piece is there after all: the reader's lean, where it gives
+        # one, counted as far as the square may be occupied (`square_cost`), so a piece it half
+        # saw is offered as the kind it saw (fresh bench seed 3144: a light capstone on light
+        # wood, read empty at 0.5-0.9 and a capstone at 0.85-0.99, was asked about as a flat)
+        lean = _standing_doubt([_clip(p) for p in whole]) if whole is not None else None
         return SquareEvidence(
             p_occupied=1.0 - empty_conf,
             p_light=0.5,
-            p_kind=(1 / 3, 1 / 3, 1 / 3),
+            p_kind=lean or (1 / 3, 1 / 3, 1 / 3),
             height=0.0,
             height_weight=0.0,
         )
@@ -69,25 +76,27 @@ def square_evidence(square) -> SquareEvidence:
     kind_conf = _clip(getattr(square, "kind_confidence", square.confidence))
     height_conf = _clip(getattr(square, "height_confidence", square.confidence))
     p_light = color_conf if square.color == "light" else 1.0 - color_conf
-    whole = getattr(square, "kind_probabilities", None)
     if whole is not None:
         p_kind = [_clip(p) for p in whole]
     else:  # the call alone: the rest shared evenly
         rest = (1.0 - kind_conf) / 2
         p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
-    # A wall and a capstone are both tall and, seen from some angles, alike: a reader's call
-    # between the two is trusted only so far, so a doubtful one is asked about, never guessed.
-    wall, cap = p_kind[1], p_kind[2]
-    p_kind[1] = wall * (1 - WALL_CAP_DOUBT) + cap * WALL_CAP_DOUBT
-    p_kind[2] = cap * (1 - WALL_CAP_DOUBT) + wall * WALL_CAP_DOUBT
     return SquareEvidence(
         p_occupied=empty_conf,
         p_light=p_light,
-        p_kind=tuple(p_kind),  # type: ignore[arg-type]
+        p_kind=_standing_doubt(p_kind),
         height=float(square.height),
         height_weight=height_conf,
         height_p=_heights(getattr(square, "height_probabilities", None)),
     )
+
+
+def _standing_doubt(p_kind: list[float]) -> tuple[float, float, float]:
+    """A wall and a capstone are both tall and, seen from some angles, alike: a reader's call
+    between the two is trusted only so far, so a doubtful one is asked about, never guessed."""
+    flat, wall, cap = p_kind
+    return (flat, wall * (1 - WALL_CAP_DOUBT) + cap * WALL_CAP_DOUBT,
+            cap * (1 - WALL_CAP_DOUBT) + wall * WALL_CAP_DOUBT)  # fmt: skip
 
 
 def board_evidence(reading) -> dict[str, SquareEvidence]:

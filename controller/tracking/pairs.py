@@ -221,7 +221,7 @@ class TwoPlies:
         """Does the reader read on `square` a standing piece in the colour of a wall or capstone
         on top of one of the squares `beside` it (in the position as it stands)?"""
         ev = self.last.evidence.get(square) if self.last is not None else None
-        if ev is None or ev.p_kind[0] >= 0.5:
+        if ev is None or ev.p_occupied < 0.5 or ev.p_kind[0] >= 0.5:
             return False
         read = WHITE if ev.p_light >= 0.5 else 1 - WHITE
         tops = (self.position.top(sq) for sq in beside)
@@ -345,7 +345,7 @@ class TwoPlies:
 
         def image(ev: SquareEvidence) -> bool:  # the standing piece's own look, there
             p_own = ev.p_light if player == WHITE else 1.0 - ev.p_light
-            return ev.p_kind[0] < 0.5 and p_own >= 0.5
+            return ev.p_occupied >= 0.5 and ev.p_kind[0] < 0.5 and p_own >= 0.5
 
         return bool(squares) and all(
             sq in beside and (evidence[sq].p_occupied <= PHANTOM_OCCUPIED or image(evidence[sq]))

@@ -130,19 +130,24 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
     sure = lambda p: max(0.0, 2.0 * p - 1.0)  # noqa: E731  0.5 -> 0, 1.0 -> 1
     if not stack:
         return W_OCCUPIED * sure(evidence.p_occupied)
-    if evidence.p_occupied < 0.5:
-        return W_OCCUPIED * sure(1.0 - evidence.p_occupied)
     player, stone = stack[-1]
+    if evidence.p_occupied < 0.5:
+        # read empty: a piece there contradicts that, and the kind the reader leans to there
+        # as far as it half saw a piece (continuous with a square read occupied at 0.5)
+        return (W_OCCUPIED * sure(1.0 - evidence.p_occupied)
+                + 2.0 * evidence.p_occupied * _kind_against(evidence, stone))  # fmt: skip
     p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
-    out = W_COLOR * sure(1.0 - p_color_ok)
-    best_kind = max(range(3), key=lambda k: evidence.p_kind[k])
-    if best_kind != _KIND_INDEX[stone]:
-        out += W_KIND * (evidence.p_kind[best_kind] - evidence.p_kind[_KIND_INDEX[stone]])
+    out = W_COLOR * sure(1.0 - p_color_ok) + _kind_against(evidence, stone)
     height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
     # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
     # hypotheses through `square_cost`), and a height alone never makes a square "wrong".
     return out + min(HEIGHT_CONTRADICTION_CAP,
                      W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0))  # fmt: skip
+
+
+def _kind_against(evidence: SquareEvidence, stone: int) -> float:
+    """How much likelier the reader's likeliest kind is than `stone`'s (0 if it is `stone`'s)."""
+    return W_KIND * (max(evidence.p_kind) - evidence.p_kind[_KIND_INDEX[stone]])
 
 
 def contradictions(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:

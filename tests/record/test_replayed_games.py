@@ -806,3 +806,21 @@ def test_a_close_call_far_back_is_not_revised_on_a_board_that_fits_it_only_by_ch
     # dearer (`revisions.PER_PLY_BACK`).
     notes = replayed_exactly("seed2723.npz")  # all 36
     assert notes[15].ply == Ply.from_ptn("Sa4")
+
+
+def test_a_capstone_the_reader_half_saw_is_guessed_a_capstone_not_a_flat():
+    # fresh bench seed 3144 (7x7, tilt 26; its first 140 frames): white's light capstone on a3,
+    # on light wood, read empty at 0.5-0.9 and, on the frames it was seen, a capstone at 0.99;
+    # "nothing happened" and the three placements on a3 were asked, the flat guessed (the
+    # reader gave no kind on the frames it read a3 empty). It leans to a capstone there too.
+    notes = replayed_exactly("seed3144-start.npz")  # all 11
+    assert notes[10].ply == Ply.from_ptn("Ca3") and notes[10].uncertain
+
+
+def test_a_capstone_unseen_that_darkened_its_square_as_a_shadow_is_guessed_by_the_readers_lean():
+    # fresh bench seed 3110 (7x7, tilt 19; its first 120 frames): a light capstone on g1, read
+    # empty at 0.66-1.00, darkened g1 as a standing piece's shadow does; only a wall gained for
+    # that, and `Sg1` was guessed. Wall and capstone now both do, and the reader leans to a
+    # capstone.
+    notes = replayed_exactly("seed3110-start.npz")  # all 9
+    assert notes[8].ply == Ply.from_ptn("Cg1") and notes[8].uncertain

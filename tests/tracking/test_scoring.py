@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from controller.tak import Ply, Position
+from controller.tak import CAP, FLAT, WHITE, Ply, Position
 from controller.tracking.evidence import board_evidence, square_evidence
-from controller.tracking.scoring import height_error, score_plies
+from controller.tracking.scoring import contradiction, height_error, score_plies
 from controller.tracking.synthetic import stacks_reading
 from vision.reading import SquareReading
 
@@ -79,3 +79,28 @@ def test_a_kinds_runner_up_is_the_one_the_reader_leant_to_not_an_even_share():
     # share of doubt, `WALL_CAP_DOUBT`, still goes to the other of the two)
     flat, wall, cap = square_evidence(replace(flat, kind_probabilities=None)).p_kind
     assert wall == pytest.approx(cap)
+
+
+def _read_empty(empty_confidence: float, lean: tuple[float, ...] | None) -> SquareReading:
+    return SquareReading(True, confidence=empty_confidence, empty_confidence=empty_confidence,
+                         kind_probabilities=lean)  # fmt: skip
+
+
+def test_a_square_read_empty_keeps_the_kind_the_reader_leans_to_should_a_piece_be_there():
+    flat, wall, cap = square_evidence(_read_empty(0.7, (0.02, 0.08, 0.90))).p_kind
+    assert cap > wall > flat  # (the wall-or-capstone doubt still shares the cap's lean)
+    assert square_evidence(_read_empty(0.7, None)).p_kind == pytest.approx((1 / 3,) * 3)
+
+
+def test_a_piece_the_reader_half_saw_contradicts_the_other_kinds_as_far_as_it_saw_it():
+    def against(empty_confidence, lean, stone):
+        return contradiction(((WHITE, stone),), square_evidence(_read_empty(empty_confidence,
+                                                                            lean)))  # fmt: skip
+
+    lean = (0.02, 0.08, 0.90)
+    assert against(0.6, lean, FLAT) - against(0.6, lean, CAP) > 0.4  # read a capstone, half
+    assert against(0.99, lean, FLAT) - against(0.99, lean, CAP) < 0.02  # surely empty: noise
+    # continuous with a square read occupied at a coin flip, where a kind counts in full
+    assert against(0.5001, lean, FLAT) - against(0.5001, lean, CAP) == pytest.approx(
+        against(0.4999, lean, FLAT) - against(0.4999, lean, CAP), abs=1e-3)
+    assert against(0.6, None, FLAT) == pytest.approx(against(0.6, None, CAP))  # no lean given
