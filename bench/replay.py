@@ -114,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games replayed in parallel (1)")
     parser.add_argument("--json", type=Path, help="write the per-game figures here")
     parser.add_argument("--against", type=Path, metavar="JSON",
-                        help="an earlier run's --json: list the games whose figures changed "
-                        "(matched by path, else by file name)")  # fmt: skip
+                        help="an earlier run's --json (bench/replay.py's, or bench/record.py's "
+                        "as the games were run, saved with --save-readings): list the games "
+                        "whose figures changed (matched by path, else by file name)")  # fmt: skip
     parser.add_argument("--all", action="store_true", help="a line for every game, not only the "
                         "imperfect ones")  # fmt: skip
     args = parser.parse_args(argv)
@@ -124,8 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.against is not None:
         try:
             before = json.loads(args.against.read_text())["games"]
-        except (OSError, ValueError, KeyError) as error:
-            parser.error(f"--against {args.against}: not a bench/replay.py --json file ({error})")
+            if isinstance(before, list):  # bench/record.py --json: the games as they were run
+                before = {f"seed{game['seed']}.npz": game for game in before}
+            figures(next(iter(before.values()), {"exact": 0, "silent_errors": 0, "unsure": 0,
+                                                 "recorded": 0}))  # fmt: skip
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            parser.error(f"--against {args.against}: not a --json file of bench/replay.py or "
+                         f"bench/record.py ({error!r})")  # fmt: skip
 
     started = time.perf_counter()
     try:
