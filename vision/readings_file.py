@@ -6,10 +6,10 @@ One compressed .npz per game: per frame the reading's flags and confidence, per 
 and confidences (float64, as read), its appearance signature (the strip's bins float32, the
 footprint float16, both as read) and, on occupied squares, the reader's distributions over kinds
 and heights (on squares read empty, over kinds: its lean; float32, as read; files from before
-footprints or distributions have none, and load without them), and, when the game's true plies are known (a rendered game), those
-as PTN. Made by `bench/record.py
---save-readings DIR` and by the service's bug reports (`controller/service/capture.py`); replayed
-(`StoredReader`) by `bench/replay.py`, `takboard capture replay` and the tests.
+footprints or distributions have none, and load without them), and, when the game's true plies
+are known (a rendered game), those as PTN. Made by `bench/record.py --save-readings DIR` and by
+the service's bug reports (`controller/service/capture.py`); replayed (`StoredReader`) by
+`bench/replay.py`, `takboard capture replay` and the tests.
 """
 
 from __future__ import annotations

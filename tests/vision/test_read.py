@@ -55,7 +55,7 @@ def test_reading_a_seeded_set_meets_the_accuracy_floor():
     assert right_color / pieces >= MIN_TOP_COLOR
 
 
-def test_squares_carry_the_readers_whole_belief_occupied_ones_with_their_calls_at_their_confidences():
+def test_squares_carry_the_readers_belief_occupied_ones_with_calls_at_their_confidences():
     kinds_named = ("flat", "wall", "cap")
     for seed, size, tilt in [(102, 6, 30.0), (103, 7, 35.0)]:
         camera, look, reader = _installation(seed, size, tilt)
