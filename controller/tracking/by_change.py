@@ -282,6 +282,7 @@ class ChangeJudge:
         accepted: Mapping[str, SquareEvidence] | None = None,
         faint: Mapping[str, float] | None = None,
         light_only: Mapping[str, float] | None = None,
+        quiet: set[str] | None = None,
     ) -> None:
         self.position = position
         self.size = position.size
@@ -295,6 +296,9 @@ class ChangeJudge:
         self.faint = faint or {}
         # per square, `change.light_only`: how much its change is a shadow's (light alone)
         self.light_only = light_only or {}
+        # squares whose look surely did not change (`change.quiet_squares`): their heights did
+        # not either, whatever the reader reads there now (`height_news`)
+        self.quiet = quiet or set()
         # a square whose reading changed to agree with the game where it disagreed before is a
         # phantom gone, not a piece moved: the reader had seen one in a tall neighbour's shadow,
         # and the neighbour left (bench seed 22: a wall moved off d4, c4 read empty again)
@@ -354,7 +358,9 @@ class ChangeJudge:
         now, then = self.evidence.get(square), self.accepted.get(square)
         if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
             return 0.0, 0.0, 0.0
-        seen = now.height - then.height
+        # where its look surely did not change, neither did its height: a height read anew
+        # there was moved by a neighbour's piece (`change.quiet_squares`)
+        seen = 0.0 if square in self.quiet else now.height - then.height
         weight = min(now.height_weight, then.height_weight)
 
         def off(by: float) -> float:

@@ -146,6 +146,30 @@ def faint_changes(now: Signatures, then: Signatures,
             for sq, c in strip.items()}  # fmt: skip
 
 
+# A square whose look surely did not change: its strip by less than QUIET_STRIP and its
+# footprint by less than QUIET_FOOTPRINT (only where the signatures have footprints). The
+# reader's height there may still move: a square's views reach over it to the square behind,
+# and a piece set down there changes what the classifier sees (fresh bench seed 3140, tilt 36:
+# a flat placed on d4 behind d3 turned d3's height from 2 at 0.86 to 1 at 0.69, its strip
+# changing by 0.02 and its footprint by 0.05; `d3+` was guessed for `d4`). On the 218 stored
+# games with footprints (sets 2801, 3001, 3051, 3101 and the 18 lost ones), at the evaluation
+# that committed each ply: the reader's height moved by half a piece or more on 498 squares the
+# ply left alone, 436 of them this quiet, and on 806 squares whose stack the ply grew or shrank
+# (top kept), none of them this quiet (the quietest: strip 0.12 with footprint 0.53, 0.15 with
+# 0.42). The strip alone does not tell them apart (39 true ones under 0.15), the footprint alone
+# nearly (0 under 0.2, 3 under 0.3).
+QUIET_STRIP = 0.15
+QUIET_FOOTPRINT = 0.3
+
+
+def quiet_squares(now: Signatures, then: Signatures, strip: Mapping[str, float]) -> set[str]:
+    """The squares whose look surely did not change (`QUIET_STRIP`, `QUIET_FOOTPRINT`); `strip`
+    is `changes` of the same signatures. None without footprints."""
+    footprints = footprint_changes(now, then)
+    return {sq for sq, c in strip.items() if c < QUIET_STRIP
+            and footprints.get(sq, QUIET_FOOTPRINT) < QUIET_FOOTPRINT}  # fmt: skip
+
+
 # A change of the light alone (a shadow cast or lifted, a glare spot) scales all three colour
 # channels alike: in log brightness the same shift on each, a grey shift. A piece placed, taken or
 # moved changes the colour as well, mostly. Measured on the bench's rendered games (seeds 4, 6, 7,

@@ -59,6 +59,7 @@ from controller.tracking.change import (
     faint_changes,
     light_only,
     p_changed,
+    quiet_squares,
 )
 from controller.tracking.decisions import (
     Ask,
@@ -226,6 +227,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         self._quiet: tuple | None = None
         self._last_stable: StableReading | None = None  # for `judge_again`
         self._faint: dict[str, float] = {}  # `change.faint_changes` at the last evaluation
+        self._still: set[str] = set()  # `change.quiet_squares` at the last evaluation
         self._light_only: dict[str, float] = {}  # `change.light_only` per square, the same
         self._darkened: dict[str, float] = {}  # `change.darkened` per square, the same
         # while a question waits: the board (evidence, signatures) from before the ply asked about
@@ -519,6 +521,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 ):
                     p[sq] = 1.0
             self._faint = faint_changes(stable.appearance, self._looks, self.changes)  # type: ignore[arg-type]
+            self._still = quiet_squares(stable.appearance, self._looks, self.changes)  # type: ignore[arg-type]
             evidence = self._bare_again(evidence, stable.appearance)
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
@@ -527,7 +530,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 for j in judge.ranked(cfg.takeback_depth)
             ]
         else:
-            self.changes, self._faint = {}, {}
+            self.changes, self._faint, self._still = {}, {}, set()
             judge = None
             ranked = self._rank(evidence)
         evaluation = Evaluation(stable.at, stable.since, evidence, ranked[:8])
@@ -958,7 +961,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
     def _judge(self, position: Position, evidence, p, changed) -> ChangeJudge:
         """A judge of `position` against the board of the last evaluation, by its changes."""
         return ChangeJudge(position, evidence, p, changed, self._accepted, self._faint,
-                           self._light_only)
+                           self._light_only, self._still)
 
     def _fits_by_change(self, judged: Hypothesis | Judged) -> bool:
         """A hypothesis judged by change fits the board: the pattern of changed squares misfits

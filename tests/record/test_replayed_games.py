@@ -824,3 +824,12 @@ def test_a_capstone_unseen_that_darkened_its_square_as_a_shadow_is_guessed_by_th
     # capstone.
     notes = replayed_exactly("seed3110-start.npz")  # all 9
     assert notes[8].ply == Ply.from_ptn("Cg1") and notes[8].uncertain
+
+
+def test_a_height_the_reader_reads_anew_on_a_square_whose_look_did_not_change_is_no_news():
+    # fresh bench seed 3131 (4x4, tilt 18; its first 391 frames): a light flat placed on d2,
+    # behind d1's stack of three (top light); d1's height read 3 at 0.57 before, 2 at 0.53
+    # after, its strip changing by 0.01 and its footprint by 0.03: `d1+` was guessed, and the
+    # game lost 3 plies. d1's look did not change, so its height read anew says nothing.
+    notes = replayed_exactly("seed3131-start.npz")  # all 32
+    assert notes[30].ply == Ply.from_ptn("d2") and notes[30].uncertain

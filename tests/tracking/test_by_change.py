@@ -28,6 +28,7 @@ from controller.tracking.change import (
     light_only,
     p_changed,
     p_faint,
+    quiet_squares,
 )
 from controller.tracking.synthetic import hand_reading, stacks_reading, with_appearance_noise
 from vision.reading import SquareReading
@@ -144,6 +145,23 @@ def test_a_footprint_changed_all_round_is_a_faint_change_and_one_changed_from_a_
     strip = changes(strips, before)
     floor = board_noise(strip)
     assert faint_changes(strips, before, strip) == {n: p_faint(c, floor) for n, c in strip.items()}
+
+
+def test_a_square_is_quiet_only_where_both_its_strip_and_its_footprint_stayed_put():
+    rng = np.random.default_rng(6)
+    side = 9
+    then = rng.normal(12.0, 1.0, (25, STRIP_BINS + side * side, 3)).astype(np.float32)
+    now = then + rng.normal(0.0, 0.02, then.shape).astype(np.float32)
+    now[2, STRIP_BINS:] += rng.normal(0.0, 0.6, (side * side, 3)).astype(np.float32)  # footprint
+    now[7, :STRIP_BINS] += rng.normal(0.0, 0.4, (STRIP_BINS, 3)).astype(np.float32)  # strip
+    names = [f"s{i}" for i in range(25)]
+    now_looks, then_looks = dict(zip(names, now, strict=True)), dict(zip(names, then, strict=True))
+    quiet = quiet_squares(now_looks, then_looks, changes(now_looks, then_looks))
+    assert quiet == set(names) - {"s2", "s7"}
+    # without footprints nothing is sure to be quiet: the strip alone misses faint changes
+    strips = {n: look[:STRIP_BINS] for n, look in now_looks.items()}
+    before = {n: look[:STRIP_BINS] for n, look in then_looks.items()}
+    assert quiet_squares(strips, before, changes(strips, before)) == set()
 
 
 def test_the_boards_noise_is_what_the_untouched_squares_changed_by():
