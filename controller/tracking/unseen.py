@@ -257,7 +257,10 @@ class Unseen:
         """A hand came and went, the board fits no ply but "nothing happened", and yet an empty
         square the reader reads empty changed its look far beyond the board's noise (at least
         `UNSEEN_CHANGE`, and `UNSEEN_OVER_NOISE` times the median change), in colour, not by
-        the light alone: a piece the reader cannot see was placed there. Asked about, the
+        the light alone, or darker by the light alone with no neighbour changed whose stack's
+        shadow it could be (a wall seen from above shows mostly its shadow: fresh bench seed
+        3110's last ply, `Sf3`, read empty at 0.92, f3 darker by a grey 1.16, was never
+        recorded): a piece the reader cannot see was placed there. Asked about, the
         placements there first (fresh bench seed 1374, 4x4, tilt 38: the second ply's light
         flat on light wood, read empty at 0.99, changed d3 by 0.92 with the board's noise at
         0.02; the board was taken as unchanged, the third ply recorded as the second, and the
@@ -274,7 +277,8 @@ class Unseen:
             sq for sq, change in self.changes.items()
             if not position.stack(sq) and evidence[sq].p_occupied < 0.5
             and change >= max(UNSEEN_CHANGE, UNSEEN_OVER_NOISE * floor)
-            and self._light_only.get(sq, 0.0) < SHADOWED
+            and (self._light_only.get(sq, 0.0) < SHADOWED
+                 or (self._shadow_fell(sq) and not self._shade_moved(sq)))
         ]  # fmt: skip
         if len(squares) != 1:  # (more than one: a hand's shadow or a knock, not one piece)
             return []
