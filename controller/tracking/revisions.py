@@ -161,11 +161,15 @@ class Revisions:
 
     def _revision_score(self, evidence, p, changed, dearer: float) -> float | None:
         """A revision's score, in the revised position: the best ply that fits the board by
-        change, weighed with what the reader contradicts of it, plus how much `dearer` the
-        revision's alternative was judged when asked about (None: no ply fits)."""
+        change, the reader contradicting it by no more than the match cost (fresh bench seed
+        3177: on a board mid-spread, pieces lifted off d4 and held out of view, `Sd3?` was
+        revised to `d3`, with which `2d4-` fitted by change though the reader saw one wall on
+        d3 and no stack of three), weighed with what the reader contradicts of it, plus how much
+        `dearer` the revision's alternative was judged when asked about (None: no ply fits)."""
         judge = self._judge(self.position, evidence, p, changed)
         scores = [j.cost + j.contradiction for j in judge.ranked(0)[: self.config.max_considered]
-                  if j.ply is not None and self._fits_by_change(j)]  # fmt: skip
+                  if j.ply is not None and self._fits_by_change(j)
+                  and j.contradiction <= self.config.match_cost]  # fmt: skip
         return min(scores) + dearer if scores else None
 
     def _from_square(self, original: Ply, others: list[Ply]) -> list[Ply]:

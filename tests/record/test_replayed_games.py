@@ -844,3 +844,13 @@ def test_a_height_the_reader_reads_anew_on_a_square_whose_look_did_not_change_is
     # game lost 3 plies. d1's look did not change, so its height read anew says nothing.
     notes = replayed_exactly("seed3131-start.npz")  # all 32
     assert notes[30].ply == Ply.from_ptn("d2") and notes[30].uncertain
+
+
+def test_a_close_call_is_not_revised_for_a_ply_the_reader_contradicts_on_a_board_mid_spread():
+    # fresh bench seed 3177 (4x4, tilt 11): `Sd3` asked about at ply 28 (read a dark wall at
+    # 1.00). Six plies later two pieces were lifted off d4 and held out of view: no ply fitted
+    # that board, and with d3 a flat `2d4-` fitted it by change, though the reader saw d3 as
+    # one dark wall and no stack of three. `Sd3` was revised to `d3`, whose flat then made a
+    # road for the ply after. A revision now needs a ply the reader does not contradict.
+    notes = replayed_exactly("seed3177.npz")  # all 34
+    assert notes[27].ply == Ply.from_ptn("Sd3")
