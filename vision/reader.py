@@ -240,12 +240,15 @@ def _two_clusters(colors: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     scores = i * (n - i) * ((below[-1] + luma[-1] - below) / (n - i) - below / i) ** 2
     cut = luma[int(np.argmax(scores)) + 1]
     centres = np.stack([x[x[:, 0] < cut].mean(axis=0), x[x[:, 0] >= cut].mean(axis=0)])
+    before = None
     for _ in range(10):
         d = np.linalg.norm(x[:, None, :] - centres[None], axis=2)
         near = d.argmin(axis=1)
         if near.min() == near.max():
             return None
-        centres = np.stack([x[near == c].mean(axis=0) for c in (0, 1)])
+        if before is not None and np.array_equal(near, before):
+            break  # settled: the centres would come out as they are
+        centres, before = np.stack([x[near == c].mean(axis=0) for c in (0, 1)]), near
     spread = float(np.mean(np.min(d, axis=1))) + 0.03
     gap = float(np.linalg.norm(centres[0] - centres[1]))
     if gap < MIN_SEPARATION * spread or gap < MIN_CENTRE_GAP:
