@@ -342,6 +342,13 @@ class ChangeJudge:
             return ev.height >= 1.5
         return stack[-1][1] != FLAT and ev.p_kind[0] < 0.5
 
+    def hidden(self, square: str) -> bool:
+        """Did the reader read a piece on `square` when the board last matched and no longer
+        read one now? (Next to a stack built up to rise in the view: hidden behind it.)"""
+        now, then = self.evidence.get(square), self.accepted.get(square)
+        return (now is not None and then is not None
+                and then.p_occupied >= 0.5 > now.p_occupied)  # fmt: skip
+
     def height_news(self, square: str, grown: int) -> tuple[float, float, float]:
         """What the reader's height change on `square` says of a hypothesis that grows its stack
         by `grown` pieces (negative: shrinks it): the reading term (never above 0: in favour

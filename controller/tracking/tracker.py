@@ -897,7 +897,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         shadow and body change it faintly as well (fresh bench seed 2856, 4x4, tilt 29: `3d2+`
         built d3 from one flat to four, read 4 at 0.98; d4 behind it changed by 0.74, its flat
         read the same before and after at 1.00; `3d2+21` was asked first, 2.0 ahead for that
-        change, guessed, and 21 plies were lost)."""
+        change, guessed, and 21 plies were lost). Nor at all where the reader read a piece
+        there before and none now (`ChangeJudge.hidden`): the risen stack hides it whole (fresh
+        bench seed 3242, 4x4, tilt 39: `3b1+12` built b3 up to three, b4's flat behind it went
+        from 0.99 to read empty, and `3b1+111` was asked first, 2.0 ahead)."""
         if judge is None:  # (not judged by change: no faint changes)
             return 0.0
         position = self.position
@@ -920,6 +923,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 if sq in risen and not in_sight:
                     _, _, stayed = judge.height_news(sq, len(new) - len(old))
                     w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
+                    if judge.hidden(sq):  # (behind the risen stack: its change is that stack's)
+                        w = 0.0
                 weight[sq] = max(weight.get(sq, 0.0), w)
         return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
 
