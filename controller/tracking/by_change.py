@@ -64,7 +64,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
-from controller.tracking.evidence import SquareEvidence, flipped_squares
+from controller.tracking.evidence import SquareEvidence, flipped_squares, lost_sight
 from controller.tracking.scoring import W_COLOR, W_OCCUPIED, contradiction, square_cost
 
 W_ALTERED = 2.0
@@ -345,9 +345,7 @@ class ChangeJudge:
     def hidden(self, square: str) -> bool:
         """Did the reader read a piece on `square` when the board last matched and no longer
         read one now? (Next to a stack built up to rise in the view: hidden behind it.)"""
-        now, then = self.evidence.get(square), self.accepted.get(square)
-        return (now is not None and then is not None
-                and then.p_occupied >= 0.5 > now.p_occupied)  # fmt: skip
+        return lost_sight(self.evidence.get(square), self.accepted.get(square))
 
     def height_news(self, square: str, grown: int) -> tuple[float, float, float]:
         """What the reader's height change on `square` says of a hypothesis that grows its stack

@@ -134,13 +134,15 @@ def p_faint_footprint(change: float, noise: float) -> float:
     return min(1.0, max(0.0, (change - start) / FOOTPRINT_FAINT_SPAN))
 
 
-def faint_changes(now: Signatures, then: Signatures,
-                  strip: Mapping[str, float]) -> dict[str, float]:
+def faint_changes(now: Signatures, then: Signatures, strip: Mapping[str, float],
+                  footprints: Mapping[str, float] | None = None) -> dict[str, float]:
     """Per square, how sure a faint change is real: by its strip (`strip`, the `changes` of the
     same signatures; `p_faint`) or by its footprint where the signatures have one
-    (`p_faint_footprint`), whichever is surer."""
+    (`p_faint_footprint`), whichever is surer. `footprints`: their `footprint_changes`, where
+    the caller has them already."""
     floor = board_noise(strip)
-    footprints = footprint_changes(now, then)
+    if footprints is None:
+        footprints = footprint_changes(now, then)
     under = board_noise(footprints)
     return {sq: max(p_faint(c, floor), p_faint_footprint(footprints.get(sq, 0.0), under))
             for sq, c in strip.items()}  # fmt: skip
@@ -162,10 +164,10 @@ QUIET_STRIP = 0.15
 QUIET_FOOTPRINT = 0.3
 
 
-def quiet_squares(now: Signatures, then: Signatures, strip: Mapping[str, float]) -> set[str]:
-    """The squares whose look surely did not change (`QUIET_STRIP`, `QUIET_FOOTPRINT`); `strip`
-    is `changes` of the same signatures. None without footprints."""
-    footprints = footprint_changes(now, then)
+def quiet_squares(strip: Mapping[str, float], footprints: Mapping[str, float]) -> set[str]:
+    """The squares whose look surely did not change (`QUIET_STRIP`, `QUIET_FOOTPRINT`): `strip`
+    and `footprints` are the `changes` and `footprint_changes` of one pair of boards. None
+    without footprints."""
     return {sq for sq, c in strip.items() if c < QUIET_STRIP
             and footprints.get(sq, QUIET_FOOTPRINT) < QUIET_FOOTPRINT}  # fmt: skip
 

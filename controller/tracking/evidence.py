@@ -163,6 +163,11 @@ FLIP_MIN_CHANGE = 0.1  # ... and the square's look changed at least this much (`
 FLIP_OVER_NOISE = 4.0  # ... and this many times the board's median change (`change.board_noise`)
 
 
+def lost_sight(now: SquareEvidence | None, then: SquareEvidence | None) -> bool:
+    """Did the reader read a piece on the square then, and no longer now?"""
+    return now is not None and then is not None and then.p_occupied >= 0.5 > now.p_occupied
+
+
 def occupancy_flipped(now: SquareEvidence, then: SquareEvidence) -> bool:
     """Is the reader sure a piece came to or went from the square between the two readings?"""
     came = min(now.p_occupied, 1 - then.p_occupied)

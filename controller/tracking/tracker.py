@@ -57,6 +57,7 @@ from controller.tracking.change import (
     changes,
     darkened,
     faint_changes,
+    footprint_changes,
     light_only,
     p_changed,
     quiet_squares,
@@ -80,6 +81,7 @@ from controller.tracking.evidence import (
     SquareEvidence,
     differs,
     flipped_squares,
+    lost_sight,
 )
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
 from controller.tracking.held import HeldSpread
@@ -520,8 +522,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                     change >= STOOD_UP_MIN_CHANGE and self._stood_up(sq, evidence, looked)
                 ):
                     p[sq] = 1.0
-            self._faint = faint_changes(stable.appearance, self._looks, self.changes)  # type: ignore[arg-type]
-            self._still = quiet_squares(stable.appearance, self._looks, self.changes)  # type: ignore[arg-type]
+            footprints = footprint_changes(stable.appearance, self._looks)  # type: ignore[arg-type]
+            self._faint = faint_changes(stable.appearance, self._looks, self.changes,  # type: ignore[arg-type]
+                                        footprints)  # fmt: skip
+            self._still = quiet_squares(self.changes, footprints)
             evidence = self._bare_again(evidence, stable.appearance)
             judge = self._judge(self.position, evidence, p, changed)
             ranked = [
@@ -829,8 +833,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         there at 0.96 and now empty at 0.83, its look darker by a grey 0.37; the flip made f5
         count as changed, and `f5+` was committed for `f6` without a mark). The ply is still
         judged by the rest: here asked about, with `f6`."""
-        then = (self._accepted or {}).get(square)
-        went = then is not None and then.p_occupied >= 0.5 > evidence[square].p_occupied
+        went = lost_sight(evidence[square], (self._accepted or {}).get(square))
         return went and self._shadow_fell(square)
 
     def _shadow_fell(self, square: str) -> bool:
@@ -921,10 +924,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 w = (judge.turned(sq, old, new)
                      if in_sight and self.changes.get(sq, 0.0) < UNCHANGED_BELOW else 1.0)
                 if sq in risen and not in_sight:
-                    _, _, stayed = judge.height_news(sq, len(new) - len(old))
-                    w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
                     if judge.hidden(sq):  # (behind the risen stack: its change is that stack's)
                         w = 0.0
+                    else:
+                        _, _, stayed = judge.height_news(sq, len(new) - len(old))
+                        w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
                 weight[sq] = max(weight.get(sq, 0.0), w)
         return sum(W_UNALTERED * w * self._faint.get(sq, 0.0) for sq, w in weight.items())
 

@@ -156,12 +156,12 @@ def test_a_square_is_quiet_only_where_both_its_strip_and_its_footprint_stayed_pu
     now[7, :STRIP_BINS] += rng.normal(0.0, 0.4, (STRIP_BINS, 3)).astype(np.float32)  # strip
     names = [f"s{i}" for i in range(25)]
     now_looks, then_looks = dict(zip(names, now, strict=True)), dict(zip(names, then, strict=True))
-    quiet = quiet_squares(now_looks, then_looks, changes(now_looks, then_looks))
+    quiet = quiet_squares(changes(now_looks, then_looks), footprint_changes(now_looks, then_looks))
     assert quiet == set(names) - {"s2", "s7"}
     # without footprints nothing is sure to be quiet: the strip alone misses faint changes
     strips = {n: look[:STRIP_BINS] for n, look in now_looks.items()}
     before = {n: look[:STRIP_BINS] for n, look in then_looks.items()}
-    assert quiet_squares(strips, before, changes(strips, before)) == set()
+    assert quiet_squares(changes(strips, before), footprint_changes(strips, before)) == set()
 
 
 def test_the_boards_noise_is_what_the_untouched_squares_changed_by():
