@@ -127,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             before = json.loads(args.against.read_text())["games"]
             if isinstance(before, list):  # bench/record.py --json: the games as they were run
                 before = {f"seed{game['seed']}.npz": game for game in before}
-            figures(next(iter(before.values()), {"exact": 0, "silent_errors": 0, "unsure": 0,
-                                                 "recorded": 0}))  # fmt: skip
+            for game in before.values():  # (each has the figures compared)
+                figures(game)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             parser.error(f"--against {args.against}: not a --json file of bench/replay.py or "
                          f"bench/record.py ({error!r})")  # fmt: skip
