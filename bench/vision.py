@@ -3,6 +3,7 @@
     python bench/vision.py [--frames 2000] [--seed 1] [--json out.json] [--uncalibrated]
     takboard bench vision --frames 200
     python bench/vision.py --fit-calibration vision/calibration.json --frames 400 --seeds 2 3
+    python bench/vision.py --fit-basis vision/square_net_basis.npz --frames 600 --seeds 4 5
 
 Installations (a random board, piece set, room, camera pose and tilt 0..40 degrees, board size
 4..8) each show the empty board first (the reader learns it, as it would at start-up), then a run of
@@ -14,7 +15,9 @@ per-square top colour + kind accuracy, stack height exact rate (stacks up to 6, 
 read time per frame (CPU, one core) with a per-stage breakdown, re-localisation time after a
 bump, the memory the reader holds, and the reliability of the confidences (per attribute:
 confidence bucket -> observed accuracy, and how many wrong calls came with >= 0.9 / >= 0.99).
-`--fit-calibration` fits the confidence calibration (vision/calibration.py) on other seeds. The
+`--fit-calibration` fits the confidence calibration (vision/calibration.py) on other seeds;
+`--fit-basis` the shared basis the classifier's input product is read through (vision/net.py,
+`fit_basis`), after any retraining of the classifier. The
 machine may be shared: times are CPU time (`time.process_time`), medians.
 """
 
@@ -44,6 +47,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.calibration import ATTRIBUTES, Calibration, fit_logistic
+from vision.net import BASIS_RANK, Ensemble, save_basis
+from vision.net import fit_basis as fit_basis_of
 from vision.reader import RING_EXTRA_TOP, BoardReader, _claims
 from vision.sim import Scene, random_leds, random_scene, random_setup, render_frame
 
@@ -497,6 +502,45 @@ def fit_calibration(frames: int, seeds: list[int], out: Path) -> int:
     return 0
 
 
+def fit_basis(frames: int, seeds: list[int], out: Path, rank: int) -> int:
+    """Read `frames` frames per seed as the bench does, keep every square's classifier input
+    (frames where the board is found), fit the shared basis of the classifier's input product
+    (vision/net.py `fit_basis`) and write it; print what the basis keeps on those squares."""
+    cv2.setNumThreads(1)
+    inputs = []
+    started = time.monotonic()
+    for seed in seeds:
+        done = 0
+        for setup in bench_installations(frames, seed):
+            camera, look = random_setup(setup.seed, setup.size, tilt_deg=setup.tilt)
+            reader = BoardReader(setup.size)
+            reader.read(render_frame(Scene(setup.size), camera, look, seed=setup.seed).image)
+            for k, scene in enumerate(setup.scenes):
+                image = render_frame(scene, camera, look, seed=setup.seed + k + 1,
+                                     t=2.0 * (k + 1)).image  # fmt: skip
+                if reader.read(image, lit=scene.leds or None).board_found and reader.views:
+                    inputs.append(reader.view_features(image, reader.views)[1])
+                done += 1
+                progress(done, frames, started, f"seed {seed}")
+        print(file=sys.stderr)
+    X = np.concatenate(inputs)
+    exact = Ensemble.load(basis=None)
+    basis = fit_basis_of(exact, X, rank)
+    source = (f"python bench/vision.py --fit-basis {out.name} --frames {frames} --seeds "
+              f"{' '.join(map(str, seeds))} --rank {rank}: {len(X)} squares")  # fmt: skip
+    save_basis(out, basis, exact.fingerprint(), source)
+    product = X.astype(np.float32) @ exact._exact_input_matrix
+    kept = float(np.square(product @ basis.T).sum() / np.square(product).sum())
+    (k0, h0), (k1, h1) = exact.predict(X), Ensemble(exact.members, basis).predict(X)
+    occupied = k0[:, 0] < 0.5
+    print(f"wrote {out} ({source})")
+    print(f"  the product keeps {100 * kept:.3f} % of its square sum on the fitting squares; "
+          f"calls changed: kind {int((k0.argmax(1) != k1.argmax(1)).sum())}, height "
+          f"{int((h0.argmax(1) != h1.argmax(1))[occupied].sum())} of {int(occupied.sum())} "
+          f"occupied, of {len(X)} squares")  # fmt: skip
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=2000, help="frames to read (default 2000)")
@@ -507,8 +551,17 @@ def main(argv: list[str] | None = None) -> int:
         help="fit the confidence calibration on the frames of --seeds (never the bench seed) and "
         "write it to FILE (the reader's table is vision/calibration.json)",
     )  # fmt: skip
-    parser.add_argument("--seeds", type=int, nargs="+", default=[2, 3],
-                        help="seeds for --fit-calibration (default 2 3)")  # fmt: skip
+    parser.add_argument("--seeds", type=int, nargs="+",
+                        help="seeds for --fit-calibration (default 2 3) or --fit-basis "
+                        "(default 4 5)")  # fmt: skip
+    parser.add_argument(
+        "--fit-basis", type=Path, metavar="FILE",
+        help="fit the shared basis of the classifier's input product on the frames of --seeds "
+        "(default 4 5; never the bench seed) and write it to FILE (the reader's is "
+        "vision/square_net_basis.npz)",
+    )  # fmt: skip
+    parser.add_argument("--rank", type=int, default=BASIS_RANK,
+                        help=f"directions kept by --fit-basis (default {BASIS_RANK})")  # fmt: skip
     parser.add_argument(
         "--uncalibrated", action="store_true",
         help="report the raw margin-based confidences (the 'before' of the calibration)",
@@ -516,10 +569,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error("--frames must be at least 1")
-    if args.fit_calibration:
-        if args.seed in args.seeds:
+    if args.fit_basis:
+        seeds = args.seeds or [4, 5]
+        if args.seed in seeds:
             parser.error(f"--seeds must not include the bench seed {args.seed}")
-        return fit_calibration(args.frames, args.seeds, args.fit_calibration)
+        return fit_basis(args.frames, seeds, args.fit_basis, args.rank)
+    if args.fit_calibration:
+        seeds = args.seeds or [2, 3]
+        if args.seed in seeds:
+            parser.error(f"--seeds must not include the bench seed {args.seed}")
+        return fit_calibration(args.frames, seeds, args.fit_calibration)
     result = run(args.frames, args.seed, calibrated=not args.uncalibrated)
     print(report(result))
     if args.json:

@@ -20,7 +20,9 @@ right 99 times in 100 there; tracking relies on that to decide when to ask.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,10 @@ HIDDEN = (256, 128)  # hidden units per layer
 # each member's first layer is read as a product of this rank (`factor_first_layer`): 128 of 256
 # units, so that two members cost about what one of rank 192 did
 FIRST_RANK = 128
+# the members' input products read through one shared basis of this rank (`fit_basis`): 160 of
+# their 256 columns
+BASIS = WEIGHTS.with_name("square_net_basis.npz")
+BASIS_RANK = 160
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -152,22 +158,44 @@ class Ensemble:
     empty at 1.00) the other seldom does, and their average is unsure there instead of wrong.
 
     The members read the same input, so their first layers' input matrices are put side by side
-    and the input is read once: the bulk of the work, done in one product."""
+    and the input is read once: the bulk of the work, done in one product. With a `basis` (the
+    directions that product takes on real squares, `fit_basis`) it is read through those
+    directions only: a narrower product, and nearly the same numbers."""
 
     members: tuple[SquareNet, ...]
+    # [rank, the members' first-layer widths together]; None: the exact product
+    basis: np.ndarray | None = None
 
     @classmethod
-    def load(cls, paths: tuple[Path, ...] = MEMBERS) -> Ensemble:
-        return cls(tuple(SquareNet.load(path) for path in paths))
+    def load(cls, paths: tuple[Path, ...] = MEMBERS, basis: Path | None = BASIS) -> Ensemble:
+        """The members' weights; and the basis file `basis` when it was fitted to these very
+        weights (else, with a warning, the exact product: slower, never wrong)."""
+        members = tuple(SquareNet.load(path) for path in paths)
+        if basis is None:
+            return cls(members)
+        return cls(members, read_basis(basis, cls(members).fingerprint()))
+
+    @functools.cached_property
+    def _exact_input_matrix(self) -> np.ndarray:
+        return np.ascontiguousarray(np.hstack([net._first_layer[0] for net in self.members]))
 
     @functools.cached_property
     def _input_matrix(self) -> np.ndarray:
-        return np.ascontiguousarray(np.hstack([net._first_layer[0] for net in self.members]))
+        exact = self._exact_input_matrix
+        if self.basis is None:
+            return exact
+        return np.ascontiguousarray(exact @ self.basis.T, dtype=np.float32)
+
+    def fingerprint(self) -> str:
+        """Names the members' input matrices (what a basis is fitted to), bit for bit."""
+        return hashlib.sha256(self._exact_input_matrix.tobytes()).hexdigest()[:16]
 
     def predict(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """[S, N_FEATURES] -> (P(kind) [S, 4] over KINDS, P(height) [S, 8] for 1..8), the
         members' average."""
-        product = features.astype(np.float32) @ self._input_matrix
+        product = features.astype(np.float32, copy=False) @ self._input_matrix
+        if self.basis is not None:
+            product = product @ self.basis
         p_kind, p_height = 0.0, 0.0
         start = 0
         for net in self.members:
@@ -176,6 +204,46 @@ class Ensemble:
             p_kind, p_height, start = p_kind + k, p_height + h, start + width
         n = len(self.members)
         return p_kind / n, p_height / n
+
+
+def fit_basis(ensemble: Ensemble, X: np.ndarray, rank: int = BASIS_RANK) -> np.ndarray:
+    """The `rank` directions [rank, width] that the members' input product X M takes most on
+    the squares' inputs X [N, N_FEATURES] (what the reader reads; never the benchmark's frames):
+    the top right singular vectors of X M. Reading X (M V^T) V instead of X M is then the
+    closest a product of that rank comes to it on such squares, in the least-squares sense.
+
+    Why it pays: the two members' first layers read 256 columns in all, but what they pick out
+    of real squares overlaps (the same samples, strongly correlated, both nets learnt from), so
+    far fewer directions carry nearly all of it. Fitted on one member alone (`factor_first_layer`
+    to rank 64 each) the same width changes four times as many kind calls (docs/vision.md)."""
+    exact = ensemble._exact_input_matrix
+    if not 0 < rank < exact.shape[1]:
+        raise ValueError(f"rank {rank}: between 1 and {exact.shape[1] - 1} for input products "
+                         f"{exact.shape[1]} wide")  # fmt: skip
+    _, _, Vt = np.linalg.svd(X.astype(np.float32) @ exact, full_matrices=False)
+    return np.ascontiguousarray(Vt[:rank], dtype=np.float32)
+
+
+def save_basis(path: Path, basis: np.ndarray, fingerprint: str, source: str) -> None:
+    np.savez_compressed(path, basis=basis.astype(np.float32), fingerprint=np.array(fingerprint),
+                        source=np.array(source))  # fmt: skip
+
+
+def read_basis(path: Path, fingerprint: str) -> np.ndarray | None:
+    """The basis stored at `path` if it was fitted to the members named by `fingerprint`; None,
+    with a warning that says how to make one, if it is missing or fitted to other weights."""
+    refit = "refit it with `python bench/vision.py --fit-basis " + str(path) + "`"
+    if not path.exists():
+        warnings.warn(f"{path} is missing: reading squares with the exact (slower) product; "
+                      + refit, stacklevel=3)  # fmt: skip
+        return None
+    with np.load(path) as data:
+        if str(data["fingerprint"]) != fingerprint:
+            warnings.warn(f"{path} was fitted to other weights than the square classifier's "
+                          f"now: reading squares with the exact (slower) product; {refit}",
+                          stacklevel=3)  # fmt: skip
+            return None
+        return data["basis"].astype(np.float32)
 
 
 # -- training ----------------------------------------------------------------------------------

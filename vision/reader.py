@@ -579,10 +579,19 @@ class BoardReader:
         LEDs of the frame being (or last) read, and the classifier's P(kind), P(height) for them
         (`classify`). The reader's own views on every frame; other views (moved off the squares'
         centres: bench/vision_centring.py) of the same frame alike."""
-        assert self.net is not None and self._empty_rect_now is not None
+        assert self.net is not None
+        samples, features = self.view_features(frame, views)
+        return samples, *classify(self.net, features)
+
+    def view_features(
+        self, frame: np.ndarray, views: SquareViews
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """`views`' samples of `frame` against the empty-board model (`classify_views`), and
+        the classifier's input made of them [S, N_FEATURES]."""
+        assert self._empty_rect_now is not None
         pf, pe, vf, ve, ef = views.sample(frame, self._empty_rect_now)
         samples = (pf, pe * self.gain, vf, ve * self.gain, ef)  # (the views keep pe, ve)
-        return samples, *classify(self.net, views.features(samples, self._lit))
+        return samples, views.features(samples, self._lit)
 
     def _classify_squares(self, frame: np.ndarray) -> dict[str, np.ndarray]:
         """Every square through the classifier; the top colour sampled where it says the top is."""

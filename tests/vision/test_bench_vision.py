@@ -1,4 +1,5 @@
-"""bench/vision.py end to end on a few frames: the reliability table and the calibration fit."""
+"""bench/vision.py end to end on a few frames: the reliability table, the calibration fit and the
+fit of the classifier's shared basis."""
 
 from __future__ import annotations
 
@@ -41,6 +42,19 @@ def test_calibration_fit_writes_a_loadable_table_and_refuses_the_bench_seed(tmp_
     assert all(len(c) == len(FEATURES) for c in table.coef.values())
     assert "--seeds 5" in table.source
     refused = run("--fit-calibration", str(out), "--frames", "6", "--seeds", "1")
+    assert refused.returncode == 2 and "bench seed" in refused.stderr
+
+
+def test_basis_fit_writes_a_basis_the_reader_takes_and_refuses_the_bench_seed(tmp_path):
+    from vision.net import MEMBERS, Ensemble
+
+    out = tmp_path / "basis.npz"
+    done = run("--fit-basis", str(out), "--frames", "6", "--seeds", "6", "--rank", "24")
+    assert done.returncode == 0, done.stderr
+    assert "keeps" in done.stdout and "calls changed" in done.stdout
+    basis = Ensemble.load(MEMBERS, basis=out).basis  # fitted to the shipped nets: no warning
+    assert basis is not None and basis.shape == (24, 256)
+    refused = run("--fit-basis", str(out), "--frames", "6", "--seeds", "1")
     assert refused.returncode == 2 and "bench seed" in refused.stderr
 
 

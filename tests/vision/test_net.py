@@ -208,3 +208,84 @@ def test_a_missing_member_s_weights_say_how_to_make_them(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"train -o .*square_net\.npz`, then .*--from "
                                                  r".*square_net\.npz --first 7200 -o "):
         Ensemble.load((first, MEMBERS[1]))
+
+
+def _two_members(seed: int):
+    from vision.net import Ensemble
+
+    X, kind, height = _correlated_problem(3000, seed)
+    a = train(X, kind, height, hidden=(24, 12), epochs=5, batch=64, seed=1)
+    b = train(X[::-1], kind[::-1], height[::-1], hidden=(16, 8), epochs=5, batch=64, seed=2)
+    return Ensemble((a, b)), X
+
+
+def test_a_shared_basis_reads_the_members_input_through_fewer_directions_almost_alike():
+    from vision.net import Ensemble, fit_basis
+
+    exact, X = _two_members(10)
+    basis = fit_basis(exact, X, 12)  # the inputs vary in 12 directions (and noise)
+    assert basis.shape == (12, 24 + 16)
+    assert np.allclose(basis @ basis.T, np.eye(12), atol=1e-4)  # orthonormal directions
+    narrow = Ensemble(exact.members, basis)
+    assert narrow._input_matrix.shape == (48, 12)  # the product a read pays for
+    Xt, kt, _ = _correlated_problem(2000, 11)
+    (k0, _), (k1, h1) = exact.predict(Xt), narrow.predict(Xt)
+    assert not np.allclose(k1, k0, atol=1e-4)  # a real approximation...
+    assert np.abs(k1 - k0).mean() < 0.01  # ...that reads nearly as the exact product
+    assert float((k1.argmax(1) == kt).mean()) >= float((k0.argmax(1) == kt).mean()) - 0.01
+    assert np.allclose(h1.sum(axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="between 1 and 39"):
+        fit_basis(exact, X, 40)
+
+
+def test_a_basis_fitted_to_other_weights_is_refused_and_the_exact_product_read(tmp_path):
+    from vision.net import MEMBERS, Ensemble, fit_basis, save_basis
+
+    exact, X = _two_members(12)
+    stale = tmp_path / "basis.npz"
+    save_basis(stale, fit_basis(exact, X, 8), "0123456789abcdef", "made for other nets")
+    with pytest.warns(UserWarning, match=r"basis\.npz was fitted to other weights .* exact "
+                                          r"\(slower\) product; refit it with `python "
+                                          r"bench/vision\.py --fit-basis "):
+        shipped = Ensemble.load(MEMBERS, basis=stale)
+    assert shipped.basis is None
+    with pytest.warns(UserWarning, match=r"missing\.npz is missing"):
+        assert Ensemble.load(MEMBERS, basis=tmp_path / "missing.npz").basis is None
+    # fitted to these very weights (on any inputs): taken as stored
+    members = Ensemble.load(MEMBERS, basis=None)
+    inputs = np.random.default_rng(5).normal(size=(300, N_FEATURES)).astype(np.float32)
+    fitted = fit_basis(members, inputs * members.members[0].scale + members.members[0].mean, 20)
+    save_basis(stale, fitted, members.fingerprint(), "the shipped nets")
+    assert np.array_equal(Ensemble.load(MEMBERS, basis=stale).basis, fitted)
+
+
+def test_the_shipped_basis_fits_the_shipped_nets_and_reads_rendered_squares_as_they_do():
+    """The reader's own inputs on rendered boards (seeds neither the basis nor the bench use):
+    through the basis, the same calls, and probabilities within thousandths on average."""
+    import warnings
+
+    from vision.net import BASIS_RANK, Ensemble
+    from vision.reader import BoardReader
+    from vision.sim import Scene, random_scene, random_setup, render_frame
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a stale or missing basis warns: that is a failure here
+        shipped = Ensemble.load()
+    assert shipped.basis is not None and shipped.basis.shape == (BASIS_RANK, 256)
+    exact = Ensemble(shipped.members)
+    inputs = []
+    for seed, size in ((901, 5), (902, 6), (903, 7)):
+        camera, look = random_setup(seed, size, tilt_deg=10.0 * (seed - 900))
+        reader = BoardReader(size)
+        reader.read(render_frame(Scene(size), camera, look, seed=seed).image)
+        scene = random_scene(np.random.default_rng(seed), size)
+        image = render_frame(scene, camera, look, seed=seed + 1, t=2.0).image
+        assert reader.read(image).board_found
+        inputs.append(reader.view_features(image, reader.views)[1])
+    X = np.concatenate(inputs)
+    (k0, h0), (k1, h1) = exact.predict(X), shipped.predict(X)
+    assert (k1.argmax(1) == k0.argmax(1)).all()
+    occupied = k0[:, 0] < 0.5
+    assert (h1.argmax(1) == h0.argmax(1))[occupied].mean() >= 0.97
+    # (a basis of the weights alone, blind to what squares look like: 0.0016 and 0.0094)
+    assert np.abs(k1 - k0).mean() < 0.001 and np.abs(h1 - h0).mean() < 0.006
