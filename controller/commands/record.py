@@ -257,9 +257,13 @@ class Recorder:
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
+        def touched_by(candidate: Candidate) -> set[str]:
+            plies = [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
+            return {sq for ply in plies for sq in ply.squares(self.size)}
+
         for candidate in candidates:
             plies = [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
-            touched = {sq for ply in plies for sq in ply.squares(self.size)}
+            touched = touched_by(candidate)
             played = 0
             try:
                 for ply in plies:
@@ -276,6 +280,16 @@ class Recorder:
             # answer (fresh bench seed 2274: `b2<` asked alone for `c3`, and `a2>` six plies
             # later written `2a2>` without a mark)
             others = [{}]
+        best = candidates[0]
+        if best.then is not None:
+            # two plies seen at once, the first guessed: it may have been made elsewhere, unseen
+            # (which no candidate names), and the reply alone is then what these squares show
+            # (fresh bench seed 3388: `c2-` then `d2<` asked alone for `b5` then `d2<`; c2 the
+            # same height either way as without both, and `2c2+` six plies later written `c2+`
+            # without a mark)
+            unseen = self._after_unseen_first(best.then, touched_by(best))
+            if unseen is not None:
+                others.append(unseen)
         heights: dict[str, int] = {}
         walls: dict[str, int] = {}
         for other in others:
@@ -286,13 +300,34 @@ class Recorder:
                     heights[sq] = number
                 elif mine and (mine[-1][1] == WALL) != (theirs[-1][1] == WALL):
                     walls[sq] = number
-        best = candidates[0]
         if best.then is not None and best.ply.is_placement and \
                 best.ply.square in best.then.squares(self.size)[1:]:
             # the guessed placement lies under the reply's drop, never seen: had the missing ply
             # been played anywhere else (which no candidate names), the square is one lower
             heights[best.ply.square] = number
         return heights, walls
+
+    def _after_unseen_first(self, reply: Ply, touched: set[str]) -> dict[str, tuple] | None:
+        """The stacks on `touched` had a flat been placed on some other empty square and then
+        `reply` played (the first of two plies made somewhere the camera did not show); None
+        when there is no such square or the reply would then be illegal."""
+        position = self.tracker.position
+        n = self.size
+        squares = (f"{chr(ord('a') + f)}{r + 1}" for r in range(n) for f in range(n))
+        elsewhere = next((sq for sq in squares if sq not in touched and not position.stack(sq)),
+                         None)  # fmt: skip
+        if elsewhere is None:
+            return None
+        position.push(Ply.place(elsewhere))
+        try:
+            if reply not in position.legal_plies:
+                return None
+            position.push(reply)
+            stacks = {sq: position.stack(sq) for sq in touched}
+            position.pop()
+            return stacks
+        finally:
+            position.pop()
 
     @contextlib.contextmanager
     def _as_after(self, number: int) -> Iterator[None]:

@@ -864,3 +864,21 @@ def test_a_square_hidden_behind_a_stack_built_up_in_front_of_it_is_no_drop_left_
     # behind a stack risen in front of it tells nothing of a drop there.
     notes = replayed_exactly("seed3242.npz")  # all 60
     assert notes[57].ply == Ply.from_ptn("3b1+12") and notes[57].uncertain
+
+
+def test_a_later_ply_from_a_square_the_first_of_two_plies_seen_at_once_may_have_left_is_marked():
+    # fresh bench seed 3388 (5x5, tilt 23; its first 359 frames): `b5` and `d2<` were seen on
+    # one still board; the recorder was asked "c2- then d2<" alone and kept it. The board
+    # without both and the guessed one leave c2 as high, so c2 was not in doubt, and `2c2+` six
+    # plies later was written `c2+` without a mark (then `3c3<12` as `2c3<11`): two silent
+    # errors. Had the first ply been made elsewhere (unseen), the reply alone leaves c2 a piece
+    # higher: the plies that carry from it rest on the guess.
+    recorder, truth = replay("seed3388-start.npz")
+    notes = recorder.notes
+    assert len(notes) == len(truth) == 28
+    assert notes[18].ply == Ply.from_ptn("c2-") and notes[18].uncertain  # (played: b5)
+    assert notes[25].ply == Ply.from_ptn("c2+") and truth[25] == Ply.from_ptn("2c2+")
+    assert notes[25].uncertain and "depends on unsure ply 19" in notes[25].reason
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=True))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
