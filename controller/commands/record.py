@@ -257,12 +257,15 @@ class Recorder:
         position = self.tracker.position
         number = position.ply_count + 1
         outcomes = []
+
+        def plies_of(candidate: Candidate) -> list[Ply]:
+            return [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
+
         def touched_by(candidate: Candidate) -> set[str]:
-            plies = [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
-            return {sq for ply in plies for sq in ply.squares(self.size)}
+            return {sq for ply in plies_of(candidate) for sq in ply.squares(self.size)}
 
         for candidate in candidates:
-            plies = [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
+            plies = plies_of(candidate)
             touched = touched_by(candidate)
             played = 0
             try:
@@ -303,7 +306,8 @@ class Recorder:
         if best.then is not None and best.ply.is_placement and \
                 best.ply.square in best.then.squares(self.size)[1:]:
             # the guessed placement lies under the reply's drop, never seen: had the missing ply
-            # been played anywhere else (which no candidate names), the square is one lower
+            # been played anywhere else (which no candidate names), the square is one lower (the
+            # unseen first ply above says so too, but only while another square is empty)
             heights[best.ply.square] = number
         return heights, walls
 
