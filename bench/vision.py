@@ -242,6 +242,19 @@ class BenchInstallation:
     tilt: float  # degrees
     scenes: list[Scene]  # the positions shown, in order (the empty board before them)
 
+    def camera_and_look(self):
+        """(camera, look) of the installation (`random_setup`)."""
+        return random_setup(self.seed, self.size, tilt_deg=self.tilt)
+
+    def empty_image(self, camera, look) -> np.ndarray:
+        """The empty board, as the reader sees it at start-up."""
+        return render_frame(Scene(self.size), camera, look, seed=self.seed).image
+
+    def frame(self, k: int, camera, look):
+        """Position `k` rendered as every script reading the set renders it: its own noise
+        seed and its moment in the light's drift."""
+        return render_frame(self.scenes[k], camera, look, seed=self.seed + k + 1, t=2.0 * (k + 1))
+
 
 def bench_installations(frames: int, seed: int) -> Iterator[BenchInstallation]:
     """The frame set's installations in order, `frames` positions in all. Drawn alike whether or
@@ -284,12 +297,9 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
         inst, inst_seed, size, tilt, scenes = (setup.index, setup.seed, setup.size, setup.tilt,
                                                setup.scenes)  # fmt: skip
         n_frames = len(scenes)
-        camera, look = random_setup(inst_seed, size, tilt_deg=tilt)
-        empty = render_frame(Scene(size), camera, look, seed=inst_seed).image
-        rendered = [
-            render_frame(sc, camera, look, seed=inst_seed + k + 1, t=2.0 * (k + 1))
-            for k, sc in enumerate(scenes)
-        ]
+        camera, look = setup.camera_and_look()
+        empty = setup.empty_image(camera, look)
+        rendered = [setup.frame(k, camera, look) for k in range(n_frames)]
         bump = render_frame(scenes[-1], bumped(camera), look, seed=inst_seed + 999,
                             t=2.0 * (n_frames + 1))  # fmt: skip
 
@@ -512,12 +522,11 @@ def fit_basis(frames: int, seeds: list[int], out: Path, rank: int) -> int:
     for seed in seeds:
         done = 0
         for setup in bench_installations(frames, seed):
-            camera, look = random_setup(setup.seed, setup.size, tilt_deg=setup.tilt)
+            camera, look = setup.camera_and_look()
             reader = BoardReader(setup.size)
-            reader.read(render_frame(Scene(setup.size), camera, look, seed=setup.seed).image)
+            reader.read(setup.empty_image(camera, look))
             for k, scene in enumerate(setup.scenes):
-                image = render_frame(scene, camera, look, seed=setup.seed + k + 1,
-                                     t=2.0 * (k + 1)).image  # fmt: skip
+                image = setup.frame(k, camera, look).image
                 if reader.read(image, lit=scene.leds or None).board_found and reader.views:
                     inputs.append(reader.view_features(image, reader.views)[1])
                 done += 1

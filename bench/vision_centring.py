@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 
 from bench.vision import MAX_HEIGHT_SCORED, TILTED_DEG, bench_installations, progress  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.sim import Scene, random_setup, render_frame  # noqa: E402
+from vision.sim import Scene  # noqa: E402
 from vision.sim.renderer import piece_offset  # noqa: E402
 from vision.squares import radial_frames  # noqa: E402
 from vision.views import SquareViews  # noqa: E402
@@ -80,16 +80,16 @@ def run(frames: int, seed: int, misses: tuple[float, ...] = ()) -> dict:
         if setup.tilt < TILTED_DEG:
             done += len(setup.scenes)
             continue
-        camera, look = random_setup(setup.seed, setup.size, tilt_deg=setup.tilt)
+        camera, look = setup.camera_and_look()
         bucket = next(b for b in JITTER_BUCKETS if look.jitter <= b)
         reader = BoardReader(setup.size)
-        reader.read(render_frame(Scene(setup.size), camera, look, seed=setup.seed).image)
+        reader.read(setup.empty_image(camera, look))
         for k, scene in enumerate(setup.scenes):
             done += 1
             progress(done, frames, started, f"size {setup.size} tilt {setup.tilt:4.1f}")
             if scene.hands:
                 continue
-            rendered = render_frame(scene, camera, look, seed=setup.seed + k + 1, t=2.0 * (k + 1))
+            rendered = setup.frame(k, camera, look)
             reading = reader.read(rendered.image, lit=scene.leds or None)
             if not reading.board_found or reading.occluded:
                 continue
