@@ -31,7 +31,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import CAP, WALL, Ply, Position
+from controller.tak import CAP, WALL, Ply, Position, square_name
 from controller.tracking import (
     Ask,
     Candidate,
@@ -317,7 +317,7 @@ class Recorder:
         when there is no such square or the reply would then be illegal."""
         position = self.tracker.position
         n = self.size
-        squares = (f"{chr(ord('a') + f)}{r + 1}" for r in range(n) for f in range(n))
+        squares = (square_name(f, r) for r in range(n) for f in range(n))
         elsewhere = next((sq for sq in squares if sq not in touched and not position.stack(sq)),
                          None)  # fmt: skip
         if elsewhere is None:
