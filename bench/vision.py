@@ -46,6 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import vision_errors
 from vision.calibration import ATTRIBUTES, Calibration, fit_logistic
 from vision.net import BASIS_RANK, Ensemble, save_basis
 from vision.net import fit_basis as fit_basis_of
@@ -279,7 +280,10 @@ def bench_installations(frames: int, seed: int) -> Iterator[BenchInstallation]:
         yield BenchInstallation(index, inst_seed, size, tilt, scenes)
 
 
-def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False) -> dict:
+def run(
+    frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False,
+    keep_wrong: bool = False,
+) -> dict:  # fmt: skip
     cv2.setNumThreads(1)  # one core (see the imports)
     c: Counter = Counter()
     times: list[float] = []
@@ -288,6 +292,7 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
     height_by_tilt: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     memory_mb: list[float] = []
     rows: list[dict] = []
+    wrong: list[dict] = []  # every square read wrong (colour+kind), for the anatomy
     features: list[np.ndarray] = []
     hands = HandFigures()
     gate_ms: list[float] = []
@@ -339,6 +344,9 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
                         or (got.color == sq_truth.color and got.kind == sq_truth.kind)
                     )
                     c["squares_right"] += right
+                    if not right:
+                        where = {"installation": inst, "frame": k, "size": size, "tilt": tilt}
+                        wrong.append(vision_errors.wrong_square(where, name, sq_truth, got))
                     if scene.leds:
                         c["led_squares"] += 1
                         c["led_squares_right"] += right
@@ -418,7 +426,10 @@ def run(frames: int, seed: int, calibrated: bool = True, keep_rows: bool = False
         "reader_memory_mb_max": max(memory_mb) if memory_mb else None,
         "reliability": reliability(rows),
         "hands": hands.result(gate_ms),
+        "errors": vision_errors.anatomy(wrong, c["squares"]),
     }
+    if keep_wrong:
+        result["_wrong"] = wrong  # every wrong square (bench/vision_errors.py writes them)
     if keep_rows:
         result["_rows"] = (np.concatenate(features) if features else np.zeros((0, 0)), rows)
     return result
@@ -477,6 +488,7 @@ def report(result: dict) -> str:
         ]
         lines.append("      " + "  ".join(cells))
     lines += hand_report(result["hands"])
+    lines += vision_errors.report_lines(result["errors"], result["installations"])
     return "\n".join(lines)
 
 

@@ -86,3 +86,35 @@ def test_centring_study_refuses_a_miss_of_no_error():
     done = subprocess.run([sys.executable, "bench/vision_centring.py", "--miss", "0"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)  # fmt: skip
     assert done.returncode == 2 and "--miss 0.0: errors must be above 0 pitch" in done.stderr
+
+
+def test_error_anatomy_lists_every_wrong_square_and_draws_the_worst_installations(tmp_path):
+    out = tmp_path / "errors"
+    done = subprocess.run(
+        [sys.executable, "bench/vision_errors.py", "-o", str(out), "--frames", "30"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads((out / "errors.json").read_text())
+    rows = found["rows"]
+    # the first 30 frames of seed 1 hold wrong squares (a light wall read empty among them)
+    assert rows and found["wrong"] == len(rows) == sum(found["by_cause"].values())
+    assert all(r["truth"] != r["read"] for r in rows)
+    assert found["squares"] > 20 * len(rows)
+    worst = {w["installation"] for w in found["worst_installations"]}
+    frames = {(r["installation"], r["frame"]) for r in rows if r["installation"] in worst}
+    pictures = sorted(p.name for p in out.glob("*.png"))
+    assert pictures == sorted(f"inst{i:03d}_frame{k}.png" for i, k in frames)
+    assert f"wrong squares (colour+kind): {len(rows)} of" in done.stdout
+
+
+def test_error_causes_name_what_is_wrong():
+    from bench.vision_errors import cause
+    from vision.reading import SquareReading
+
+    empty = SquareReading(True)
+    wall = SquareReading(False, "light", "wall", 1)
+    assert cause(wall, wall) is None and cause(empty, empty) is None
+    assert cause(wall, empty) == "missed" and cause(empty, wall) == "imagined"
+    assert cause(wall, SquareReading(False, "dark", "flat", 1)) == "colour"
+    assert cause(wall, SquareReading(False, "light", "flat", 2)) == "wall -> flat"
