@@ -8,11 +8,11 @@ Reads the vision benchmark's frames (`bench/vision.py`, the same seeded set) and
 errors/errors.json (every square read wrong: where, what it is, what it was read as, the
 confidence) and, for the installations holding the most wrong squares, each of their frames that
 holds any, drawn as `--debug` draws a reading with every wrong square ringed in red and labelled
-with what it is and what it was read as. `bench/vision.py` prints the same anatomy (by cause,
-worst installations) in every report. The bench's 2,000 frames err on a few hundred squares;
-looked at one by one they fall into a handful of kinds (a light wall read empty on pale wood, a
-dark flat under a glare read light), and half of them sit in a tenth of the installations: what
-to look at before changing the classifier.
+with what it is, what it was read as and how surely. `bench/vision.py` prints the same anatomy
+(by cause, worst installations) in every report. The bench's 2,000 frames err on a few hundred
+squares; looked at one by one they fall into a handful of kinds (a light wall read empty on pale
+wood, a dark flat under a glare read light), and over 40 % of them sit in a twentieth of the
+installations: what to look at before changing the classifier.
 """
 
 from __future__ import annotations
@@ -111,8 +111,9 @@ def report_lines(a: dict, installations: int) -> list[str]:
 def write(out: Path, rows: list[dict], anatomy_: dict, installations) -> list[Path]:
     """errors.json (every wrong square) and, for each of the worst installations, its frames that
     hold wrong squares, annotated as `--debug` draws them with every wrong square ringed and
-    labelled "truth / read". `installations`: the bench's installations (`bench_installations`),
-    read again here frame by frame as the bench read them (the reader is deterministic)."""
+    labelled with what it is and what it was read as. `installations`: the bench's installations
+    (`bench_installations`), read again here frame by frame as the bench read them (the reader
+    is deterministic)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "errors.json").write_text(json.dumps({**anatomy_, "rows": rows}, indent=1) + "\n")
     wanted = {w["installation"] for w in anatomy_["worst_installations"]}
@@ -143,7 +144,8 @@ def write(out: Path, rows: list[dict], anatomy_: dict, installations) -> list[Pa
 
 
 def _ring(img: np.ndarray, reader: BoardReader, row: dict) -> None:
-    """A red ring about the wrong square's centre on the board, with what it is and was read."""
+    """A red ring about the wrong square's centre on the board, with what it is, what it was read
+    as and how sure the reader was."""
     assert reader.pose is not None
     file, rank = parse_square(row["square"], reader.size)
     centre = np.array([[*geometry.square_center(file, rank), 0.0]])
@@ -152,7 +154,7 @@ def _ring(img: np.ndarray, reader: BoardReader, row: dict) -> None:
     radius = max(8, int(np.linalg.norm(q - p)))
     x, y = (int(v) for v in np.round(p))
     cv2.circle(img, (x, y), radius, RED, 2, cv2.LINE_AA)
-    for i, text in enumerate((row["truth"], f"read {row['read']}")):
+    for i, text in enumerate((row["truth"], f"read {row['read']} at {row['confidence']:.2f}")):
         org = (x - radius, y + radius + 14 + 14 * i)
         (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)
         cv2.rectangle(img, (org[0] - 2, org[1] - h - 2), (org[0] + w + 2, org[1] + base), BLACK, -1)
