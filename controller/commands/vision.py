@@ -512,6 +512,12 @@ def _add_train(subparsers) -> None:
         "reader's two nets cost about what one whole one would, for almost the same calls; 0 "
         "keeps the layer whole)",
     )  # fmt: skip
+    parser.add_argument(
+        "--wooden-share", type=float, default=0.0, metavar="SHARE",
+        help="share of the training installations whose light pieces are of the board's own "
+        "wood (default 0: the draw of every installation before session 33; the reader errs most "
+        "where pieces barely stand apart from the board)",
+    )  # fmt: skip
     parser.set_defaults(_vision_run=_run_train)
 
 
@@ -526,6 +532,8 @@ def _run_train(args) -> int:
         return _fail("--first must be 0 or more and --learning-rate above 0")
     if not 0 < args.keep_empty <= 1:
         return _fail(f"--keep-empty {args.keep_empty}: a share above 0 and at most 1")
+    if not 0 <= args.wooden_share <= 1:
+        return _fail(f"--wooden-share {args.wooden_share}: a share from 0 to 1")
     if args.first_rank is not None and args.first_rank < 0:
         return _fail(f"--first-rank {args.first_rank}: 0 (whole) or a rank below the units")
     if args.data is not None and args.data.exists() and not args.data.is_dir():
@@ -540,7 +548,7 @@ def _run_train(args) -> int:
         figures = run_training(args.installations, args.held_out, args.epochs, args.jobs, out,
                                first=args.first, start=args.start,
                                learning_rate=args.learning_rate, keep_empty=args.keep_empty,
-                               data=args.data,
+                               data=args.data, wooden_share=args.wooden_share,
                                first_rank=FIRST_RANK if args.first_rank is None
                                else args.first_rank or None)  # fmt: skip
     except ValueError as err:  # weights made for other features, a rank too high

@@ -289,3 +289,21 @@ def test_the_shipped_basis_fits_the_shipped_nets_and_reads_rendered_squares_as_t
     assert (h1.argmax(1) == h0.argmax(1))[occupied].mean() >= 0.97
     # (a basis of the weights alone, blind to what squares look like: 0.0016 and 0.0094)
     assert np.abs(k1 - k0).mean() < 0.001 and np.abs(h1 - h0).mean() < 0.006
+
+
+def test_wooden_sets_are_rendered_and_kept_apart_from_the_plain_draw(tmp_path):
+    plain, kind, _ = training.dataset([HELD_OUT_SEED], 1, "train", tmp_path)
+    wooden, wooden_kind, _ = training.dataset([HELD_OUT_SEED], 1, "train", tmp_path,
+                                              wooden_share=1.0)  # fmt: skip
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [
+        "train-5000-1-keep1-wooden1.json", "train-5000-1-keep1.json"]  # fmt: skip
+    # the same boards, seen with light pieces of the board's wood
+    assert np.array_equal(kind, wooden_kind) and (kind > 0).any()
+    assert not np.array_equal(plain, wooden)
+
+
+def test_train_refuses_a_wooden_share_outside_0_to_1(capsys):
+    from controller.cli import main as takboard
+
+    assert takboard(["vision", "train", "--wooden-share", "1.5"]) == 2
+    assert "--wooden-share 1.5" in capsys.readouterr().err

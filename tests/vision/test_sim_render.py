@@ -114,6 +114,24 @@ def test_seeds_vary_board_pieces_light_and_pose():
     assert (light.mean(1) > dark.mean(1) + 60).all()
 
 
+def test_a_wooden_set_has_light_pieces_of_the_boards_own_wood():
+    plain = [random_look(seed) for seed in range(300)]
+    # at the default share every seed's look is what it always was (the bench's frames)
+    assert plain == [random_look(seed, wooden_share=0.0) for seed in range(300)]
+    some = [random_look(seed, wooden_share=0.3) for seed in range(300)]
+    assert 0.2 < np.mean([a != b for a, b in zip(plain, some, strict=True)]) < 0.4
+
+    def hue(bgr) -> int:
+        return int(cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+
+    for seed, was in enumerate(plain[:100]):
+        wooden = random_look(seed, wooden_share=1.0)
+        assert (wooden.board_color, wooden.dark_color) == (was.board_color, was.dark_color)
+        assert abs(hue(wooden.light_color) - hue(wooden.board_color)) <= 3  # of 180
+        # barely apart from the board, yet still the lighter set of the two
+        assert np.mean(wooden.light_color) > np.mean(wooden.dark_color) + 30
+
+
 def test_a_piece_changes_the_image_only_around_its_square():
     size = 5
     camera, look = random_setup(2, size, tilt_deg=30)

@@ -132,13 +132,19 @@ def _lighting(rng: np.random.Generator, kind: str) -> dict:
     return light
 
 
-def random_look(seed: int) -> Look:
-    """A random board, piece set, room and camera quality. Same seed, same look."""
+def random_look(seed: int, *, wooden_share: float = 0.0) -> Look:
+    """A random board, piece set, room and camera quality. Same seed, same look.
+
+    `wooden_share`: the chance that the light pieces are of the board's own wood, a little paler
+    or darker (a wooden set: common, and where the reader errs most, pieces barely apart from the
+    board: docs/vision.md, session 33). Drawn from a generator of its own, so that at 0 every
+    seed's look is what it always was."""
     rng = np.random.default_rng([seed, 0x100C])
     u = rng.uniform
     wood_h = u(0.05, 0.11)  # orange-brown hues
     wood_v = u(0.35, 0.85)
-    board = _hsv_bgr(wood_h, u(0.35, 0.7), wood_v)
+    wood_s = u(0.35, 0.7)
+    board = _hsv_bgr(wood_h, wood_s, wood_v)
     grain = _hsv_bgr(wood_h + u(-0.01, 0.01), u(0.45, 0.8), wood_v * u(0.55, 0.8))
     # light pieces: cream, white, pale wood, pale blue; dark: walnut, black, red, green, blue
     light_kind = int(rng.integers(4))
@@ -148,6 +154,13 @@ def random_look(seed: int) -> Look:
         _hsv_bgr(u(0.09, 0.12), u(0.3, 0.55), u(0.8, 0.92)),
         _hsv_bgr(u(0.5, 0.65), u(0.1, 0.3), u(0.8, 0.95)),
     ][light_kind]
+    wooden = np.random.default_rng([seed, 0x800D])
+    if wooden.random() < wooden_share:
+        w = wooden.uniform
+        # (never darker than a mid grey: on a dark board the "light" pieces are still the
+        # lighter set)
+        light = _hsv_bgr(wood_h + w(-0.01, 0.01), wood_s * w(0.6, 1.1),
+                         min(0.97, max(0.6, wood_v * w(0.9, 1.3))))  # fmt: skip
     dark_kind = int(rng.integers(5))
     dark = [
         _hsv_bgr(u(0.04, 0.09), u(0.5, 0.8), u(0.18, 0.35)),
@@ -203,6 +216,10 @@ def random_camera(seed: int, size: int, *, tilt_deg: float | None = None) -> Sim
     )
 
 
-def random_setup(seed: int, size: int, *, tilt_deg: float | None = None) -> tuple[SimCamera, Look]:
-    """Camera pose and look for one simulated installation, both from `seed`."""
-    return random_camera(seed, size, tilt_deg=tilt_deg), random_look(seed)
+def random_setup(
+    seed: int, size: int, *, tilt_deg: float | None = None, wooden_share: float = 0.0
+) -> tuple[SimCamera, Look]:
+    """Camera pose and look for one simulated installation, both from `seed` (`wooden_share`:
+    see `random_look`)."""
+    look = random_look(seed, wooden_share=wooden_share)
+    return random_camera(seed, size, tilt_deg=tilt_deg), look

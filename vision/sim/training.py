@@ -87,14 +87,18 @@ def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
     return Scene(size, stacks)
 
 
-def installation(seed: int, keep_empty: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def installation(
+    seed: int, keep_empty: float = 1.0, wooden_share: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One installation's examples: features [N, F] float16, kind [N], height - 1 [N].
 
     `keep_empty`: the share of empty squares kept (drawn from their own generator, so the frames
-    rendered do not depend on it)."""
+    rendered do not depend on it). `wooden_share`: the chance of a set whose light pieces are of
+    the board's wood (`random_look`)."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(4, 9))
-    camera, look = random_setup(seed, size, tilt_deg=float(rng.uniform(0.0, 40.0)))
+    camera, look = random_setup(seed, size, tilt_deg=float(rng.uniform(0.0, 40.0)),
+                                wooden_share=wooden_share)  # fmt: skip
     width, height = RESOLUTIONS[int(rng.integers(len(RESOLUTIONS)))]
     camera = camera.with_resolution(width, height)
     empty = render_frame(Scene(size), camera, look, seed=seed).image
@@ -128,19 +132,22 @@ def installation(seed: int, keep_empty: float = 1.0) -> tuple[np.ndarray, np.nda
 
 
 def dataset(
-    seeds: list[int], jobs: int, label: str, folder: Path, *, keep_empty: float = 1.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seeds: list[int], jobs: int, label: str, folder: Path, *, keep_empty: float = 1.0,
+    wooden_share: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """The examples of these installations, rendered by `jobs` processes into files in `folder`
     and opened from there (memory-mapped: a training set larger than what is free to hold twice
     stays on disk and in the page cache). Rendered once: a folder that already holds the same
     installations is read back, so a refit with other settings costs no rendering."""
     name = f"{label.replace(' ', '-')}-{seeds[0]}-{len(seeds)}-keep{keep_empty:g}"
+    if wooden_share:
+        name += f"-wooden{wooden_share:g}"
     features, labels, meta = (folder / f"{name}.{ext}" for ext in ("f16", "npz", "json"))
     if not meta.exists():
         started = time.monotonic()
         kinds, heights, skipped = [], [], 0
         with open(features, "wb") as out, ProcessPoolExecutor(max_workers=jobs) as pool:
-            render = partial(installation, keep_empty=keep_empty)
+            render = partial(installation, keep_empty=keep_empty, wooden_share=wooden_share)
             for done, (X, kind, height) in enumerate(pool.map(render, seeds, chunksize=4), 1):
                 out.write(np.ascontiguousarray(X, np.float16).tobytes())
                 kinds.append(kind)
@@ -152,7 +159,8 @@ def dataset(
             print(f"{label}: {skipped} installations skipped (board not found in the empty frame)",
                   file=sys.stderr)  # fmt: skip
         np.savez(labels, kind=np.concatenate(kinds), height=np.concatenate(heights))
-        meta.write_text(json.dumps({"seeds": seeds, "keep_empty": keep_empty}))  # last: complete
+        meta.write_text(json.dumps({"seeds": seeds, "keep_empty": keep_empty,
+                                    "wooden_share": wooden_share}))  # last: complete  # fmt: skip
     else:
         print(f"{label}: the examples already rendered in {folder}", file=sys.stderr)
     with np.load(labels) as data:
@@ -212,6 +220,7 @@ def run(
     keep_empty: float = 1.0,
     data: Path | None = None,
     first_rank: int | None = FIRST_RANK,
+    wooden_share: float = 0.0,
 ) -> dict:
     """Render training installations `first`.. `first + installations - 1` (keeping `keep_empty`
     of their empty squares) and the held-out set (all of it) into `data` (a temporary folder if
@@ -231,6 +240,7 @@ def run(
                 keep_empty=keep_empty,
                 data=Path(folder),
                 first_rank=first_rank,
+                wooden_share=wooden_share,
             )
     data.mkdir(parents=True, exist_ok=True)
     begin = SquareNet.load(start) if start is not None else None
@@ -238,7 +248,8 @@ def run(
     if first_rank is not None and not 0 < first_rank < units:  # said now, not after the fit
         raise ValueError(f"first rank {first_rank}: 1 to {units - 1} for {units} units")
     seeds = [training_seed(first + i) for i in range(installations)]
-    X, kind, height = dataset(seeds, jobs, "train", data, keep_empty=keep_empty)
+    X, kind, height = dataset(seeds, jobs, "train", data, keep_empty=keep_empty,
+                              wooden_share=wooden_share)  # fmt: skip
     Xv, kv, hv = dataset([HELD_OUT_SEED + i for i in range(held_out)], jobs, "held out", data)
     if begin is not None:
         print(f"starting from {start}: {held_out_figures(begin, Xv, kv, hv)}", file=sys.stderr)
