@@ -339,14 +339,13 @@ def run(
                 for name, sq_truth in truth.squares.items():
                     got = reading.squares[name]
                     c["squares"] += 1
-                    right = got.empty == sq_truth.empty and (
-                        sq_truth.empty
-                        or (got.color == sq_truth.color and got.kind == sq_truth.kind)
-                    )
+                    # right: occupancy, and on a piece its top colour and kind
+                    why = vision_errors.cause(sq_truth, got)
+                    right = why is None
                     c["squares_right"] += right
                     if not right:
                         where = {"installation": inst, "frame": k, "size": size, "tilt": tilt}
-                        wrong.append(vision_errors.wrong_square(where, name, sq_truth, got))
+                        wrong.append(vision_errors.wrong_square(where, name, sq_truth, got, why))
                     if scene.leds:
                         c["led_squares"] += 1
                         c["led_squares_right"] += right

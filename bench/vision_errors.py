@@ -30,13 +30,11 @@ import cv2
 import numpy as np
 
 from vision import geometry
-from vision.debug import annotate_frame
+from vision.debug import RED, _text, annotate_frame
 from vision.reader import BoardReader
 from vision.sim.scene import parse_square
 
 WORST_SHOWN = 10  # installations listed in the report and drawn (`write`)
-RED = (40, 40, 230)
-BLACK = (0, 0, 0)
 
 
 def cause(truth, got) -> str | None:
@@ -53,12 +51,8 @@ def cause(truth, got) -> str | None:
     return None
 
 
-def wrong_square(where: dict, name: str, truth, got) -> dict | None:
-    """One wrong square as a row (None when it is right). `where`: installation, frame, size,
-    tilt."""
-    why = cause(truth, got)
-    if why is None:
-        return None
+def wrong_square(where: dict, name: str, truth, got, why: str) -> dict:
+    """One wrong square as a row. `where`: installation, frame, size, tilt; `why`: its `cause`."""
     return {
         **where,
         "square": name,
@@ -155,10 +149,7 @@ def _ring(img: np.ndarray, reader: BoardReader, row: dict) -> None:
     x, y = (int(v) for v in np.round(p))
     cv2.circle(img, (x, y), radius, RED, 2, cv2.LINE_AA)
     for i, text in enumerate((row["truth"], f"read {row['read']} at {row['confidence']:.2f}")):
-        org = (x - radius, y + radius + 14 + 14 * i)
-        (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)
-        cv2.rectangle(img, (org[0] - 2, org[1] - h - 2), (org[0] + w + 2, org[1] + base), BLACK, -1)
-        cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.4, RED, 1, cv2.LINE_AA)
+        _text(img, text, (x - radius, y + radius + 14 + 14 * i), 0.4, RED)
 
 
 def main(argv: list[str] | None = None) -> int:
