@@ -170,10 +170,12 @@ class Ensemble:
     def load(cls, paths: tuple[Path, ...] = MEMBERS, basis: Path | None = BASIS) -> Ensemble:
         """The members' weights; and the basis file `basis` when it was fitted to these very
         weights (else, with a warning, the exact product: slower, never wrong)."""
-        members = tuple(SquareNet.load(path) for path in paths)
-        if basis is None:
-            return cls(members)
-        return cls(members, read_basis(basis, cls(members).fingerprint()))
+        ensemble = cls(tuple(SquareNet.load(path) for path in paths))
+        if basis is not None:
+            # (the members' stacked input matrix, which the fingerprint is taken of, is then
+            # the one reading uses: stacked once)
+            ensemble.basis = read_basis(basis, ensemble.fingerprint())
+        return ensemble
 
     @functools.cached_property
     def _exact_input_matrix(self) -> np.ndarray:
