@@ -1,5 +1,4 @@
-"""Where the board reader's wrong squares are: their causes, the installations that hold them, and
-pictures of them.
+"""Where the board reader's wrong squares are: their causes, installations and pictures.
 
     python bench/vision_errors.py -o errors/ [--frames 2000] [--seed 1]
     takboard bench vision_errors -o errors/ --frames 400
