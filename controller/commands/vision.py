@@ -560,7 +560,61 @@ def _run_train(args) -> int:
 
 # -------------------------------------------------------------------------------------------------
 
-SUBCOMMANDS = [_add_render, _add_film, _add_markers, _add_read, _add_train]
+def _add_train_stack(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "train-stack",
+        help="fit the stack net, the reader's second opinion on occupied squares (needs PyTorch)",
+        description="Fit the stack net (vision/stack_net.py: a small convolutional net that "
+        "reads an occupied square's top kind and stack height from the same views as the "
+        "square classifier, averaged with it) on the occupied squares of rendered installations, "
+        "all but the last 12 %% of them; score it there and on the held-out installations beside "
+        "the shipped pair; write the weights. The examples are the square classifier's: a --data "
+        "folder that `takboard vision train` rendered into is read back, not rendered again. "
+        "vision/stack_net.npz was made with the defaults (installations 10800-14399; 8 epochs, "
+        "about 15 minutes on two cores after the rendering). Needs PyTorch, which only training "
+        "uses: pip install torch.",
+    )
+    parser.add_argument("--installations", type=int, default=3600, help="training installations")
+    parser.add_argument("--first", type=int, default=10800,
+                        help="first training installation (default 10800)")  # fmt: skip
+    parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+    parser.add_argument("--data", type=Path, required=True, metavar="DIR",
+                        help="where the rendered examples are (or go: 15 GB for 3600)")  # fmt: skip
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None,
+        help="weights file (default: the reader's own, vision/stack_net.npz)",
+    )  # fmt: skip
+    parser.set_defaults(_vision_run=_run_train_stack)
+
+
+def _run_train_stack(args) -> int:
+    from vision.sim.stack_training import run as run_training
+    from vision.stack_net import WEIGHTS
+
+    for name in ("installations", "held_out", "epochs", "jobs"):
+        if getattr(args, name) < 1:
+            return _fail(f"--{name.replace('_', '-')} must be at least 1")
+    if args.first < 0:
+        return _fail("--first must be 0 or more")
+    if args.data.exists() and not args.data.is_dir():
+        return _fail(f"--data {args.data}: not a folder")
+    out = args.output or WEIGHTS
+    problem = _output_problem(out, (".npz",))
+    if problem:
+        return _fail(problem)
+    try:
+        figures = run_training(args.installations, args.first, args.held_out, args.epochs,
+                               args.jobs, out, args.data)  # fmt: skip
+    except ValueError as err:  # too few squares to fit
+        return _fail(str(err))
+    print(f"wrote {out}")
+    print(json.dumps(figures, indent=1))
+    return 0
+
+
+SUBCOMMANDS = [_add_render, _add_film, _add_markers, _add_read, _add_train, _add_train_stack]
 
 
 def _fail(message: str) -> int:
