@@ -56,7 +56,7 @@ BASIS = WEIGHTS.with_name("square_net_basis.npz")
 BASIS_RANK = 160
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
+def softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -147,7 +147,7 @@ class SquareNet:
 
     def _probabilities(self, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         tk, th = self.temperature
-        return _softmax(out[:, : len(KINDS)] / tk), _softmax(out[:, len(KINDS) :] / th)
+        return softmax(out[:, : len(KINDS)] / tk), softmax(out[:, len(KINDS) :] / th)
 
 
 @dataclass
@@ -316,8 +316,8 @@ def train(
                 acts.append(h)
             rows = np.arange(len(idx))
             kb, hb = kind[idx], height[idx]
-            pk = _softmax(h[:, : len(KINDS)])
-            ph = _softmax(h[:, len(KINDS) :])
+            pk = softmax(h[:, : len(KINDS)])
+            ph = softmax(h[:, len(KINDS) :])
             total += float(-np.log(pk[rows, kb] + 1e-9).sum())
             grad = np.empty_like(h)
             pk[rows, kb] -= 1.0
@@ -377,7 +377,7 @@ def fit_temperature(net: SquareNet, X: np.ndarray, kind: np.ndarray, height: np.
     occupied = kind > 0
 
     def nll(logits: np.ndarray, labels: np.ndarray, t: float) -> float:
-        p = _softmax(logits / t)
+        p = softmax(logits / t)
         return float(-np.log(p[np.arange(len(labels)), labels] + 1e-12).mean())
 
     temps = np.exp(np.linspace(np.log(0.5), np.log(5.0), 60))

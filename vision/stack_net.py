@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.net import softmax
 from vision.views import EDGE_SHAPE, N_FEATURES, PLANE_SHAPE, VERTICAL_SHAPE
 
 WEIGHTS = Path(__file__).with_name("stack_net.npz")
@@ -64,12 +65,6 @@ def max_pool2(image: np.ndarray) -> np.ndarray:
     S, H, Wd, C = image.shape
     h, w = H // 2, Wd // 2
     return image[:, : 2 * h, : 2 * w].reshape(S, h, 2, w, 2, C).max(axis=(2, 4))
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 @dataclass
@@ -133,4 +128,4 @@ class StackNet:
             return np.zeros((0, len(KINDS)), np.float32), np.zeros((0, HEIGHTS), np.float32)
         z = self.logits(features)
         tk, th = self.temperature
-        return _softmax(z[:, : len(KINDS)] / tk), _softmax(z[:, len(KINDS) :] / th)
+        return softmax(z[:, : len(KINDS)] / tk), softmax(z[:, len(KINDS) :] / th)

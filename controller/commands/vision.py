@@ -521,23 +521,33 @@ def _add_train(subparsers) -> None:
     parser.set_defaults(_vision_run=_run_train)
 
 
+def _training_problem(args) -> str | None:
+    """What is wrong with the arguments both training commands take (None: nothing)."""
+    for name in ("installations", "held_out", "epochs", "jobs"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')} must be at least 1"
+    if args.first < 0:
+        return "--first must be 0 or more"
+    if args.data is not None and args.data.exists() and not args.data.is_dir():
+        return f"--data {args.data}: not a folder"
+    return None
+
+
 def _run_train(args) -> int:
     from vision.net import FIRST_RANK, WEIGHTS
     from vision.sim.training import run as run_training
 
-    for name in ("installations", "held_out", "epochs", "jobs"):
-        if getattr(args, name) < 1:
-            return _fail(f"--{name.replace('_', '-')} must be at least 1")
-    if args.first < 0 or args.learning_rate <= 0:
-        return _fail("--first must be 0 or more and --learning-rate above 0")
+    problem = _training_problem(args)
+    if problem:
+        return _fail(problem)
+    if args.learning_rate <= 0:
+        return _fail("--learning-rate must be above 0")
     if not 0 < args.keep_empty <= 1:
         return _fail(f"--keep-empty {args.keep_empty}: a share above 0 and at most 1")
     if not 0 <= args.wooden_share <= 1:
         return _fail(f"--wooden-share {args.wooden_share}: a share from 0 to 1")
     if args.first_rank is not None and args.first_rank < 0:
         return _fail(f"--first-rank {args.first_rank}: 0 (whole) or a rank below the units")
-    if args.data is not None and args.data.exists() and not args.data.is_dir():
-        return _fail(f"--data {args.data}: not a folder")
     if args.start is not None and not args.start.is_file():
         return _fail(f"--from {args.start}: no such weights file")
     out = args.output or WEIGHTS
@@ -593,13 +603,9 @@ def _run_train_stack(args) -> int:
     from vision.sim.stack_training import run as run_training
     from vision.stack_net import WEIGHTS
 
-    for name in ("installations", "held_out", "epochs", "jobs"):
-        if getattr(args, name) < 1:
-            return _fail(f"--{name.replace('_', '-')} must be at least 1")
-    if args.first < 0:
-        return _fail("--first must be 0 or more")
-    if args.data.exists() and not args.data.is_dir():
-        return _fail(f"--data {args.data}: not a folder")
+    problem = _training_problem(args)
+    if problem:
+        return _fail(problem)
     out = args.output or WEIGHTS
     problem = _output_problem(out, (".npz",))
     if problem:

@@ -146,3 +146,16 @@ def test_training_without_pytorch_says_what_to_install(tmp_path):
     assert done.returncode != 0
     assert "pip install torch" in done.stderr
     assert list(tmp_path.iterdir()) == []  # nothing rendered first
+
+
+def test_train_stack_refuses_bad_arguments_before_anything_is_rendered(tmp_path, capsys):
+    from controller.cli import main as takboard
+
+    assert takboard(["vision", "train-stack", "--data", str(tmp_path), "--epochs", "0"]) == 2
+    assert "--epochs must be at least 1" in capsys.readouterr().err
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    assert takboard(["vision", "train-stack", "--data", str(a_file)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert takboard(["vision", "train", "--first", "-1"]) == 2
+    assert "--first must be 0 or more" in capsys.readouterr().err
