@@ -230,7 +230,8 @@ class Unseen:
             return bool(position.stack(sq)) and evidence[sq].p_occupied < 0.5
 
         def shadow_only(h: Hypothesis, sq: str) -> bool:
-            return self._shade_moved(sq) and not self._dark_piece_came(h.ply, sq)
+            return (self._shade_moved(sq) and not self._dark_piece_came(h.ply, sq)
+                    and not self._standing_piece_came(h.ply, sq))  # fmt: skip
 
         found = [
             Candidate(h.ply, h.cost + h.contradiction - missed + self._standing_unseen(h.ply))
@@ -462,6 +463,23 @@ class Unseen:
         finally:
             self.position.pop()
         return bool(stack) and stack[-1][0] != WHITE
+
+    def _standing_piece_came(self, ply: Ply, square: str) -> bool:
+        """Does `ply` leave a wall or capstone on top of `square`, where the square's look only
+        darkened, as under a shadow? Seen from above, a standing piece shows mostly its shadow
+        (`SHADOW_OF_STANDING`), so a grey darkening there is what it changes, not a neighbour's
+        shadow moved (fresh bench seed 3540, 6x6, tilt 2.4: `c2<`, a light wall moved onto
+        b2, read empty at 0.91, b2 darker by a grey 0.85; the ply was put down to c2's shadow,
+        no ply fitted, and the game's last 11 plies were never recorded). A shadow that went
+        brightens instead (seed 702: the square a wall's shadow had darkened)."""
+        if not self._shadow_fell(square):
+            return False
+        self.position.push(ply)
+        try:
+            stack = self.position.stack(square)
+        finally:
+            self.position.pop()
+        return bool(stack) and stack[-1][1] != FLAT
 
     def _shade_moved(self, square: str) -> bool:
         """Did `square` change by the light alone, next to a square whose look surely changed

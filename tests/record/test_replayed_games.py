@@ -882,3 +882,14 @@ def test_a_later_ply_from_a_square_the_first_of_two_plies_seen_at_once_may_have_
     silent = [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=True))
               if note.ply != ply and not note.uncertain]  # fmt: skip
     assert silent == []
+
+
+def test_a_wall_moved_onto_a_square_it_only_shadowed_from_above_is_asked_about_not_lost():
+    # fresh bench seed 3540 (6x6, tilt 2.4; its first 540 frames): `c2<` moved a light wall
+    # onto b2, read empty at 0.91, b2 darker by a grey 0.85 (a standing piece seen from above
+    # shows mostly its shadow). The change was put down to c2's shadow moving, no ply fitted,
+    # and the game's last 11 plies were never recorded. A square a standing piece came to that
+    # only darkened is that piece's, not a shadow moved: `c2<` is asked about.
+    notes = replayed_exactly("seed3540-start.npz")  # all 43
+    assert notes[40].ply == Ply.from_ptn("c2<") and notes[40].uncertain
+    assert "sees no piece there" in notes[40].reason
