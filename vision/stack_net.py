@@ -51,13 +51,33 @@ def grid_image(x: np.ndarray) -> np.ndarray:
 
 def conv3x3(image: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     """A 3 x 3 convolution with zero padding, ReLU after: image [S, H, W, C] -> [S, H, W, out].
-    `W` [C * 9, out], rows ordered by channel, then kernel row, then kernel column."""
+    `W` [9 * C, out], rows ordered by kernel row, then kernel column, then channel (`taps_first`).
+
+    One matrix product over every point's 3 x 3 neighbourhood. The neighbourhoods are gathered
+    with the channels innermost, as the image holds them: gathered channel-major instead, the
+    copy alone cost more than the product (0.97 against 0.73 ms for the first layer on 16
+    squares; 0.08 ms so)."""
     S, H, Wd, C = image.shape
     padded = np.zeros((S, H + 2, Wd + 2, C), np.float32)
     padded[:, 1:-1, 1:-1] = image
     windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
-    out = windows.reshape(S * H * Wd, C * 9) @ W + b  # [S, H, W, C, 3, 3] -> one product
+    taps = windows.transpose(0, 1, 2, 4, 5, 3)  # [S, H, W, C, 3, 3] -> [S, H, W, 3, 3, C]
+    out = taps.reshape(S * H * Wd, 9 * C) @ W + b
     return np.maximum(out, 0.0).reshape(S, H, Wd, -1)
+
+
+def taps_first(W: np.ndarray) -> np.ndarray:
+    """A convolution's weights [C * 9, out] with rows ordered by channel, then kernel row and
+    column (PyTorch's order, the file's) -> rows ordered by kernel row and column, then channel
+    (`conv3x3`'s)."""
+    C = W.shape[0] // 9
+    return W.reshape(C, 9, -1).transpose(1, 0, 2).reshape(9 * C, -1)
+
+
+def channels_first(W: np.ndarray) -> np.ndarray:
+    """`taps_first` undone."""
+    C = W.shape[0] // 9
+    return W.reshape(9, C, -1).transpose(1, 0, 2).reshape(9 * C, -1)
 
 
 def max_pool2(image: np.ndarray) -> np.ndarray:
@@ -71,7 +91,7 @@ def max_pool2(image: np.ndarray) -> np.ndarray:
 class StackNet:
     mean: np.ndarray  # [N_FEATURES] input standardisation
     scale: np.ndarray
-    convs: list[tuple[np.ndarray, np.ndarray]]  # three (W [C * 9, out], b [out])
+    convs: list[tuple[np.ndarray, np.ndarray]]  # three (W [9 * C, out] taps first, b [out])
     side: tuple[np.ndarray, np.ndarray]  # the vertical lines and geometry -> a side vector
     dense: tuple[np.ndarray, np.ndarray]  # grid and side together -> the hidden layer
     out: tuple[np.ndarray, np.ndarray]  # hidden -> kind (3) and height (8) logits
@@ -94,15 +114,20 @@ class StackNet:
             def pair(name: str) -> tuple[np.ndarray, np.ndarray]:
                 return d[f"{name}_W"].astype(np.float32), d[f"{name}_b"].astype(np.float32)
 
+            def conv(name: str) -> tuple[np.ndarray, np.ndarray]:
+                W, b = pair(name)
+                return np.ascontiguousarray(taps_first(W)), b
+
             t = d["temperature"]
             return cls(d["mean"].astype(np.float32), d["scale"].astype(np.float32),
-                       [pair(f"conv{i}") for i in range(3)], pair("side"), pair("dense"),
+                       [conv(f"conv{i}") for i in range(3)], pair("side"), pair("dense"),
                        pair("out"), (float(t[0]), float(t[1])))  # fmt: skip
 
     def save(self, path: Path) -> None:
         arrays = {"n_features": np.array(N_FEATURES), "mean": self.mean, "scale": self.scale,
                   "temperature": np.array(self.temperature)}  # fmt: skip
-        named = [*((f"conv{i}", c) for i, c in enumerate(self.convs)),
+        # (the convolutions' rows in the file in PyTorch's order, channels first)
+        named = [*((f"conv{i}", (channels_first(W), b)) for i, (W, b) in enumerate(self.convs)),
                  ("side", self.side), ("dense", self.dense), ("out", self.out)]  # fmt: skip
         for name, (W, b) in named:
             # half precision: half the file, the same calls (as the square classifier's)

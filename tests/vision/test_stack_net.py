@@ -17,9 +17,11 @@ from vision.stack_net import (
     N_PLANE,
     N_VERTICAL,
     StackNet,
+    channels_first,
     conv3x3,
     grid_image,
     max_pool2,
+    taps_first,
 )
 from vision.views import EDGE_SHAPE, N_FEATURES, PLANE_SHAPE
 
@@ -29,7 +31,7 @@ def test_conv3x3_is_a_padded_3x3_convolution_with_relu():
     image = rng.standard_normal((2, 5, 4, 3)).astype(np.float32)
     kernel = rng.standard_normal((6, 3, 3, 3)).astype(np.float32)  # [out, C, kh, kw]
     bias = rng.standard_normal(6).astype(np.float32)
-    got = conv3x3(image, kernel.reshape(6, -1).T, bias)
+    got = conv3x3(image, kernel.transpose(2, 3, 1, 0).reshape(-1, 6), bias)  # taps first
     want = np.zeros((2, 5, 4, 6), np.float32)
     for s in range(2):
         for y in range(5):
@@ -96,6 +98,20 @@ def test_a_stack_net_file_reads_back_to_the_same_answers(tmp_path):
     assert again.temperature == (1.2, 0.8)
     empty_k, empty_h = net.predict(np.zeros((0, N_FEATURES), np.float32))
     assert empty_k.shape == (0, 3) and empty_h.shape == (0, 8)
+
+
+def test_the_file_keeps_pytorch_s_channel_first_rows_which_the_net_reads_taps_first(tmp_path):
+    # (a file from `train-stack` or an older one reads the same; the net gathers taps first)
+    net = random_net()
+    net.save(tmp_path / "s.npz")
+    with np.load(tmp_path / "s.npz") as d:
+        stored = d["conv1_W"].astype(np.float32)  # [4 channels * 9, 5]
+    W = net.convs[1][0]
+    # the file's row (channel, kernel row, kernel column) is the net's (row, column, channel)
+    assert np.allclose(stored.reshape(4, 3, 3, 5), W.reshape(3, 3, 4, 5).transpose(2, 0, 1, 3),
+                       atol=1e-2)  # fmt: skip
+    assert np.array_equal(taps_first(channels_first(W)), W)
+    assert not np.allclose(taps_first(W), W)
 
 
 def test_a_missing_or_mismatched_stack_net_file_says_how_to_make_it(tmp_path):

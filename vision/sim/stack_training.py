@@ -102,7 +102,8 @@ def export(model, temperature: tuple[float, float]) -> StackNet:
 
     def conv(layer) -> tuple[np.ndarray, np.ndarray]:
         W = layer.weight.detach().numpy()  # [out, C, 3, 3]
-        return W.reshape(W.shape[0], -1).T.copy(), layer.bias.detach().numpy().copy()
+        taps = W.transpose(2, 3, 1, 0).reshape(-1, W.shape[0])  # rows: kernel row, column, channel
+        return taps.copy(), layer.bias.detach().numpy().copy()
 
     def dense(layer) -> tuple[np.ndarray, np.ndarray]:
         return layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy()
