@@ -457,12 +457,8 @@ class Unseen:
         6th ply). A shadow that went brightens (seed 702), and a light piece can look like it."""
         if self._darkened.get(square, 0.0) < DARK_PIECE_DARKENS:
             return False
-        self.position.push(ply)
-        try:
-            stack = self.position.stack(square)
-        finally:
-            self.position.pop()
-        return bool(stack) and stack[-1][0] != WHITE
+        top = self._top_after(ply, square)
+        return top is not None and top[0] != WHITE
 
     def _standing_piece_came(self, ply: Ply, square: str) -> bool:
         """Does `ply` leave a wall or capstone on top of `square`, where the square's look only
@@ -474,12 +470,18 @@ class Unseen:
         brightens instead (seed 702: the square a wall's shadow had darkened)."""
         if not self._shadow_fell(square):
             return False
+        top = self._top_after(ply, square)
+        return top is not None and top[1] != FLAT
+
+    def _top_after(self, ply: Ply, square: str) -> tuple[int, int] | None:
+        """(player, stone) on top of `square` once `ply` is played (None: bare). The position
+        is left as it was."""
         self.position.push(ply)
         try:
             stack = self.position.stack(square)
         finally:
             self.position.pop()
-        return bool(stack) and stack[-1][1] != FLAT
+        return stack[-1] if stack else None
 
     def _shade_moved(self, square: str) -> bool:
         """Did `square` change by the light alone, next to a square whose look surely changed
