@@ -106,4 +106,7 @@ class SquareModel:
         """The strips of a frame (or of a board-plane model image warped the same way). [S, T, 3]"""
         samples = cv2.remap(frame, self.map_x, self.map_y, cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
-        return samples.astype(np.float32).mean(axis=1).reshape(len(self.names), self.T, -1)
+        # the mean across each strip's few offsets: OpenCV's in one pass, a fifth of numpy's
+        # converting and averaging (about 0.6 ms a frame)
+        across = cv2.reduce(samples, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F)  # [S * T, 1, 3]
+        return across.reshape(len(self.names), self.T, -1)
