@@ -590,8 +590,7 @@ class BoardReader:
         # (bench seed 1, frame 25/9 on a first try)
         self.pair_calls = (p_kind, p_height)
         if self.stack_net is not None:
-            p_kind, p_height = with_stack_net(self.stack_net, features, p_kind.copy(),
-                                              p_height.copy())  # fmt: skip
+            p_kind, p_height = with_stack_net(self.stack_net, features, p_kind, p_height)
         return samples, p_kind, p_height
 
     def view_features(
@@ -613,13 +612,16 @@ class BoardReader:
         p_empty = p_kind[:, 0]
         empty = p_empty >= 0.5
         kind_p = p_kind[:, 1:] / np.maximum(1 - p_empty, 1e-6)[:, None]  # given occupied
-        kind_i = kind_p.argmax(axis=1) + 1
-        height = p_height.argmax(axis=1) + 1
+        kind_i, height, tops = _top_calls(p_kind, p_height)
         kind = np.array([KINDS[k] for k in kind_i], dtype=object)
         grey, wood = self._board_tone()
         top_col = _top_colours(samples, kind, height, grey, wood)
         upward = _upward_faces(samples, kind, height, grey, wood)
-        tops = np.array([top_z(k, h) for k, h in zip(kind, height, strict=True)])
+        # the hand gate's claims: the pair's own tops (`classify_views`), these where the stack
+        # net changed nothing
+        assert self.pair_calls is not None
+        pair_kind, pair_height = self.pair_calls
+        claims = tops if pair_kind is p_kind else _top_calls(pair_kind, pair_height)[2]
         decided = {
             "empty": empty,
             "kind": np.where(empty, None, kind).astype(object),
@@ -632,7 +634,7 @@ class BoardReader:
             "top_col": top_col,
             "upward_col": upward,
             "top_z": np.where(empty, 0.0, tops),
-            "claim_z": np.where(empty, 0.0, _pair_tops(self.pair_calls)),
+            "claim_z": np.where(empty, 0.0, claims),
             # where a stack starts on its strip: the front edge of a centred piece, a little
             # forward (pieces sit off centre)
             "base_t": np.full(S, -0.45),
@@ -674,18 +676,12 @@ STACK_KIND_BELOW = 0.99
 STACK_HEIGHT_BELOW = 0.7
 
 
-def classify(
-    net: SquareNet | Ensemble, features: np.ndarray, stack_net: StackNet | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Squares' views [S, N_FEATURES] -> (P(kind) [S, 4], P(height) [S, 8]), as the reader reads
-    them. A square and its mirror image across the line of sight look alike to the camera (the
-    training symmetry): where the classifier is unsure, it reads the mirrored view too and the
-    two are averaged (bench: +0.13 points of squares, +0.16 of heights, ~0.2 ms).
-
-    Then, on the squares it takes for occupied and is not sure of (`STACK_*`), the stack net's
-    kind (given occupied) and height are averaged in (`stack_net`; session 34: on squares neither
-    was trained on, a third fewer kinds wrong than the pair alone; whether a square is empty
-    stays the pair's)."""
+def classify(net: SquareNet | Ensemble, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Squares' views [S, N_FEATURES] -> (P(kind) [S, 4], P(height) [S, 8]), as the pair reads
+    them (the reader then averages the stack net in: `with_stack_net`). A square and its mirror
+    image across the line of sight look alike to the camera (the training symmetry): where the
+    classifier is unsure, it reads the mirrored view too and the two are averaged (bench: +0.13
+    points of squares, +0.16 of heights, ~0.2 ms)."""
     p_kind, p_height = net.predict(features)
     unsure = np.flatnonzero(
         (p_kind.max(axis=1) < MIRROR_BELOW) | (p_height.max(axis=1) < MIRROR_BELOW)
@@ -694,24 +690,27 @@ def classify(
         mk, mh = net.predict(features[unsure][:, _mirror()])
         p_kind[unsure] = (p_kind[unsure] + mk) / 2
         p_height[unsure] = (p_height[unsure] + mh) / 2
-    if stack_net is not None:
-        p_kind, p_height = with_stack_net(stack_net, features, p_kind.copy(), p_height.copy())
     return p_kind, p_height
 
 
 def with_stack_net(
     stack_net: StackNet, features: np.ndarray, p_kind: np.ndarray, p_height: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The pair's P(kind), P(height) with the stack net's averaged in where the pair takes a
-    square for occupied and is unsure of it (`STACK_*`; `classify`). Changes the arrays given."""
+    """The pair's P(kind), P(height) (`classify`) with the stack net's kind (given occupied) and
+    height averaged in on the squares the pair takes for occupied and is not sure of
+    (`STACK_*`; session 34: on squares neither was trained on, a third fewer kinds wrong than the
+    pair alone). Whether a square is empty stays the pair's. New arrays where any square was
+    asked; the ones given, untouched, where none was."""
     occupied = 1.0 - p_kind[:, 0]
     given = p_kind[:, 1:] / np.maximum(occupied, 1e-6)[:, None]
     ask = np.flatnonzero((occupied > STACK_OCCUPIED_ABOVE) & (
         (given.max(axis=1) < STACK_KIND_BELOW) | (p_height.max(axis=1) < STACK_HEIGHT_BELOW)))
-    if len(ask):
-        sk, sh = stack_net.predict(features[ask])
-        p_kind[ask, 1:] = occupied[ask, None] * (given[ask] + sk) / 2
-        p_height[ask] = (p_height[ask] + sh) / 2
+    if not len(ask):
+        return p_kind, p_height
+    sk, sh = stack_net.predict(features[ask])
+    p_kind, p_height = p_kind.copy(), p_height.copy()
+    p_kind[ask, 1:] = occupied[ask, None] * (given[ask] + sk) / 2
+    p_height[ask] = (p_height[ask] + sh) / 2
     return p_kind, p_height
 
 
@@ -861,12 +860,13 @@ def _claims(
     return out
 
 
-def _pair_tops(calls: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-    """[S] the height of each square's top as the pair alone calls kind and height."""
-    assert calls is not None
-    p_kind, p_height = calls
-    kinds = [KINDS[k] for k in p_kind[:, 1:].argmax(axis=1) + 1]
-    return np.array([top_z(k, h) for k, h in zip(kinds, p_height.argmax(axis=1) + 1, strict=True)])
+def _top_calls(p_kind: np.ndarray, p_height: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each square's called kind (its index in KINDS) and height, and the height its top stands
+    at (`top_z`), as if occupied: ([S], [S], [S])."""
+    kind_i = p_kind[:, 1:].argmax(axis=1) + 1  # (the same as given occupied)
+    height = p_height.argmax(axis=1) + 1
+    tops = np.array([top_z(KINDS[k], h) for k, h in zip(kind_i, height, strict=True)])
+    return kind_i, height, tops
 
 
 def _board_mask(model: SquareModel, decided: dict[str, np.ndarray]) -> np.ndarray:

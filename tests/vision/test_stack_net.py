@@ -132,7 +132,7 @@ def test_the_reader_averages_the_stack_net_in_only_where_the_pair_is_unsure_of_a
     rng = np.random.default_rng(3)
     features = rng.standard_normal((64, N_FEATURES)).astype(np.float32)
     alone_k, alone_h = reader_module.classify(pair, features)
-    both_k, both_h = reader_module.classify(pair, features, stack)
+    both_k, both_h = reader_module.with_stack_net(stack, features, alone_k, alone_h)
     assert np.allclose(both_k.sum(axis=1), 1, atol=1e-5) and np.allclose(both_h.sum(axis=1), 1)
     assert np.array_equal(both_k[:, 0], alone_k[:, 0])  # empty or not stays the pair's
     occupied = 1 - alone_k[:, 0]
