@@ -476,10 +476,7 @@ def _add_train(subparsers) -> None:
         "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600), "
         "then gone on with by --from vision/square_net_2.npz --first 10800 (the fourth 3600).",
     )
-    parser.add_argument("--installations", type=int, default=3600, help="training installations")
-    parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+    _add_training_set(parser, epochs=10, first=0)
     parser.add_argument(
         "-o", "--output", type=Path, default=None,
         help="weights file (default: the reader's own, vision/square_net.npz)",
@@ -489,8 +486,6 @@ def _add_train(subparsers) -> None:
         help="go on training these weights on new installations (more data, without rendering "
         "the old again); use --first past the installations they were trained on",
     )  # fmt: skip
-    parser.add_argument("--first", type=int, default=0,
-                        help="first training installation (default 0)")  # fmt: skip
     parser.add_argument("--learning-rate", type=float, default=1e-3,
                         help="peak learning rate (default 0.001; lower with --from)")  # fmt: skip
     parser.add_argument(
@@ -521,8 +516,19 @@ def _add_train(subparsers) -> None:
     parser.set_defaults(_vision_run=_run_train)
 
 
+def _add_training_set(parser, *, epochs: int, first: int) -> None:
+    """The arguments both training commands take: which installations, how long."""
+    parser.add_argument("--installations", type=int, default=3600, help="training installations")
+    parser.add_argument("--first", type=int, default=first,
+                        help=f"first training installation (default {first})")  # fmt: skip
+    parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+
+
 def _training_problem(args) -> str | None:
-    """What is wrong with the arguments both training commands take (None: nothing)."""
+    """What is wrong with the arguments both training commands take (`_add_training_set`, and
+    --data; None: nothing)."""
     for name in ("installations", "held_out", "epochs", "jobs"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
@@ -581,15 +587,10 @@ def _add_train_stack(subparsers) -> None:
         "the shipped pair; write the weights. The examples are the square classifier's: a --data "
         "folder that `takboard vision train` rendered into is read back, not rendered again. "
         "vision/stack_net.npz was made with the defaults (installations 10800-14399; 8 epochs, "
-        "about 15 minutes on two cores after the rendering). Needs PyTorch, which only training "
+        "30-40 minutes on two cores after the rendering). Needs PyTorch, which only training "
         "uses: pip install torch.",
     )
-    parser.add_argument("--installations", type=int, default=3600, help="training installations")
-    parser.add_argument("--first", type=int, default=10800,
-                        help="first training installation (default 10800)")  # fmt: skip
-    parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+    _add_training_set(parser, epochs=8, first=10800)
     parser.add_argument("--data", type=Path, required=True, metavar="DIR",
                         help="where the rendered examples are (or go: 15 GB for 3600)")  # fmt: skip
     parser.add_argument(
