@@ -371,16 +371,21 @@ def factor_first_layer(net: SquareNet, X: np.ndarray, rank: int = FIRST_RANK) ->
     net.__dict__.pop("_first_layer", None)  # folded from the old layer, if used already
 
 
+def best_temperature(logits: np.ndarray, labels: np.ndarray, temps: np.ndarray) -> float:
+    """The temperature among `temps` that minimises the negative log-likelihood of `labels`
+    (one head's held-out logits [N, classes], labels [N] as class indices)."""
+
+    def nll(t: float) -> float:
+        p = softmax(logits / t)
+        return float(-np.log(p[np.arange(len(labels)), labels] + 1e-12).mean())
+
+    return float(min(temps, key=nll))
+
+
 def fit_temperature(net: SquareNet, X: np.ndarray, kind: np.ndarray, height: np.ndarray) -> None:
     """Per head, the temperature that minimises the negative log-likelihood on held-out data."""
     out = net.logits(X.astype(np.float32))
     occupied = kind > 0
-
-    def nll(logits: np.ndarray, labels: np.ndarray, t: float) -> float:
-        p = softmax(logits / t)
-        return float(-np.log(p[np.arange(len(labels)), labels] + 1e-12).mean())
-
     temps = np.exp(np.linspace(np.log(0.5), np.log(5.0), 60))
-    tk = min(temps, key=lambda t: nll(out[:, : len(KINDS)], kind, t))
-    th = min(temps, key=lambda t: nll(out[occupied, len(KINDS) :], height[occupied], t))
-    net.temperature = (float(tk), float(th))
+    net.temperature = (best_temperature(out[:, : len(KINDS)], kind, temps),
+                       best_temperature(out[occupied, len(KINDS) :], height[occupied], temps))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.net import Ensemble
+from vision.net import Ensemble, best_temperature
 from vision.sim.training import HELD_OUT_SEED, dataset, training_seed
 from vision.stack_net import (
     GRID_CHANNELS,
@@ -40,8 +40,10 @@ CHUNK = 50000  # squares read from the memory-mapped set at a time
 MIN_STEPS = 8
 
 
-def occupied(X: np.ndarray, kind: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The occupied squares of rows lo..hi-1 of the set, read into memory (float16)."""
+def occupied(X: np.ndarray, kind: np.ndarray, lo: int, hi: int
+             ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The occupied squares of rows lo..hi-1 of the set, read into memory (float16), and their
+    row numbers in the set."""
     rows = np.arange(lo, hi)[kind[lo:hi] > 0]
     out = np.empty((len(rows), N_FEATURES), np.float16)
     for s in range(0, len(rows), CHUNK):
@@ -115,22 +117,17 @@ def export(model, temperature: tuple[float, float]) -> StackNet:
 
 def fit_temperature(z: np.ndarray, kind: np.ndarray, height: np.ndarray) -> tuple[float, float]:
     """Per head, the temperature that minimises the negative log-likelihood (held-out logits)."""
-
-    def nll(logits: np.ndarray, labels: np.ndarray, t: float) -> float:
-        s = logits / t
-        s = s - s.max(axis=1, keepdims=True)
-        return float((np.log(np.exp(s).sum(axis=1)) - s[np.arange(len(s)), labels]).mean())
-
-    grid = np.exp(np.linspace(np.log(0.5), np.log(3.0), 61))
-    k, h = z[:, : len(KINDS)], z[:, len(KINDS) :]
-    return (float(min(grid, key=lambda t: nll(k, kind - 1, t))),
-            float(min(grid, key=lambda t: nll(h, height, t))))  # fmt: skip
+    temps = np.exp(np.linspace(np.log(0.5), np.log(3.0), 61))
+    return (best_temperature(z[:, : len(KINDS)], kind - 1, temps),
+            best_temperature(z[:, len(KINDS) :], height, temps))  # fmt: skip
 
 
 def score(net: StackNet, pair: Ensemble, X: np.ndarray, kind: np.ndarray, height: np.ndarray
           ) -> dict:  # fmt: skip
     """Occupied squares' kinds and heights wrong: the pair's (given occupied), the stack net's,
-    and the two averaged as the reader averages them."""
+    and the two averaged on every square (the reader averages only where the pair is unsure,
+    `vision.reader.with_stack_net`: on the sets of docs/vision.md that keeps all but one of the
+    kinds averaging everywhere puts right)."""
     pk, ph, sk, sh = [], [], [], []
     for s in range(0, len(X), 4096):
         xb = np.asarray(X[s : s + 4096], np.float32)
