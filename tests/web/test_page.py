@@ -60,6 +60,15 @@ def open_page(browser, server):
     page.goto(server.url)
     page.evaluate(f"localStorage.setItem('takboard.token', '{TOKEN}')")
     page.reload()
+    # The page's first look at the game drawn before anything is clicked: its banners come in
+    # above the game's buttons and move them, and a click that lands as they come hits a banner
+    # (a full-suite run: the computer's game of the test before left its banner, and "New game"
+    # opened nothing). Once the state pill shows the server's game, they are drawn.
+    import httpx
+
+    game = httpx.get(f"{server.url}/api/game", timeout=10)
+    shown = game.json()["state"] if game.status_code == 200 else "none"
+    expect(page.locator("#state")).to_have_attribute("data-state", shown)
     return context, page, errors
 
 
