@@ -476,18 +476,11 @@ def _add_train(subparsers) -> None:
         "vision/square_net_2.npz with --first 3600 -o vision/square_net_2.npz (the next 3600), "
         "then gone on with by --from vision/square_net_2.npz --first 10800 (the fourth 3600).",
     )
-    _add_training_set(parser, epochs=10, first=0)
+    _add_training_set(parser, epochs=10, first=0, learning_rate=1e-3)
     parser.add_argument(
         "-o", "--output", type=Path, default=None,
         help="weights file (default: the reader's own, vision/square_net.npz)",
     )  # fmt: skip
-    parser.add_argument(
-        "--from", dest="start", type=Path, default=None, metavar="WEIGHTS",
-        help="go on training these weights on new installations (more data, without rendering "
-        "the old again); use --first past the installations they were trained on",
-    )  # fmt: skip
-    parser.add_argument("--learning-rate", type=float, default=1e-3,
-                        help="peak learning rate (default 0.001; lower with --from)")  # fmt: skip
     parser.add_argument(
         "--keep-empty", type=float, default=1.0, metavar="SHARE",
         help="share of the empty squares kept in the training set (default 1): they are the "
@@ -516,14 +509,22 @@ def _add_train(subparsers) -> None:
     parser.set_defaults(_vision_run=_run_train)
 
 
-def _add_training_set(parser, *, epochs: int, first: int) -> None:
-    """The arguments both training commands take: which installations, how long."""
+def _add_training_set(parser, *, epochs: int, first: int, learning_rate: float) -> None:
+    """The arguments both training commands take: which installations, how long, from what."""
     parser.add_argument("--installations", type=int, default=3600, help="training installations")
     parser.add_argument("--first", type=int, default=first,
                         help=f"first training installation (default {first})")  # fmt: skip
     parser.add_argument("--held-out", type=int, default=60, help="held-out installations")
     parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--jobs", type=int, default=2, help="rendering processes")
+    parser.add_argument(
+        "--from", dest="start", type=Path, default=None, metavar="WEIGHTS",
+        help="go on training these weights on new installations (more data, without rendering "
+        "the old again); use --first past the installations they were trained on",
+    )  # fmt: skip
+    parser.add_argument("--learning-rate", type=float, default=learning_rate,
+                        help=f"peak learning rate (default {learning_rate:g}; lower with "
+                        "--from)")  # fmt: skip
 
 
 def _training_problem(args) -> str | None:
@@ -536,6 +537,10 @@ def _training_problem(args) -> str | None:
         return "--first must be 0 or more"
     if args.data is not None and args.data.exists() and not args.data.is_dir():
         return f"--data {args.data}: not a folder"
+    if args.learning_rate <= 0:
+        return "--learning-rate must be above 0"
+    if args.start is not None and not args.start.is_file():
+        return f"--from {args.start}: no such weights file"
     return None
 
 
@@ -546,16 +551,12 @@ def _run_train(args) -> int:
     problem = _training_problem(args)
     if problem:
         return _fail(problem)
-    if args.learning_rate <= 0:
-        return _fail("--learning-rate must be above 0")
     if not 0 < args.keep_empty <= 1:
         return _fail(f"--keep-empty {args.keep_empty}: a share above 0 and at most 1")
     if not 0 <= args.wooden_share <= 1:
         return _fail(f"--wooden-share {args.wooden_share}: a share from 0 to 1")
     if args.first_rank is not None and args.first_rank < 0:
         return _fail(f"--first-rank {args.first_rank}: 0 (whole) or a rank below the units")
-    if args.start is not None and not args.start.is_file():
-        return _fail(f"--from {args.start}: no such weights file")
     out = args.output or WEIGHTS
     problem = _output_problem(out, (".npz",))
     if problem:
@@ -583,14 +584,16 @@ def _add_train_stack(subparsers) -> None:
         description="Fit the stack net (vision/stack_net.py: a small convolutional net that "
         "reads an occupied square's top kind and stack height from the same views as the "
         "square classifier, averaged with it) on the occupied squares of rendered installations, "
-        "all but the last 12 %% of them; score it there and on the held-out installations beside "
-        "the shipped pair; write the weights. The examples are the square classifier's: a --data "
-        "folder that `takboard vision train` rendered into is read back, not rendered again. "
-        "vision/stack_net.npz was made with the defaults (installations 10800-14399; 8 epochs, "
-        "30-40 minutes on two cores after the rendering). Needs PyTorch, which only training "
-        "uses: pip install torch.",
+        "all but the last 12 %% of them; score it there and on the held-out installations as the "
+        "reader reads it, beside the shipped pair; write the weights. The examples are the "
+        "square classifier's: a --data folder that `takboard vision train` rendered into is read "
+        "back, not rendered again. vision/stack_net.npz was made with the defaults "
+        "(installations 10800-14399; 8 epochs, 30-40 minutes on two cores after the "
+        "rendering). --from goes on training a net on new installations (docs/vision.md, "
+        "session 36, for what that gave). Needs PyTorch, which only training uses: pip install "
+        "torch.",
     )
-    _add_training_set(parser, epochs=8, first=10800)
+    _add_training_set(parser, epochs=8, first=10800, learning_rate=2e-3)
     parser.add_argument("--data", type=Path, required=True, metavar="DIR",
                         help="where the rendered examples are (or go: 15 GB for 3600)")  # fmt: skip
     parser.add_argument(
@@ -613,8 +616,9 @@ def _run_train_stack(args) -> int:
         return _fail(problem)
     try:
         figures = run_training(args.installations, args.first, args.held_out, args.epochs,
-                               args.jobs, out, args.data)  # fmt: skip
-    except ValueError as err:  # too few squares to fit
+                               args.jobs, out, args.data, start=args.start,
+                               learning_rate=args.learning_rate)  # fmt: skip
+    except ValueError as err:  # too few squares to fit, --from weights of other features
         return _fail(str(err))
     print(f"wrote {out}")
     print(json.dumps(figures, indent=1))

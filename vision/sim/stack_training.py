@@ -4,7 +4,9 @@ The examples are the square classifier's (`vision/sim/training.py`: rendered ins
 10 frames each, written to disk and read memory-mapped), so one rendered set serves both; only
 the occupied squares are used. The last `EVAL_SHARE` of the set's squares (its last
 installations) are kept out of the fit and the net is scored on them and on the held-out
-installations beside the dense pair the reader ships, so every retraining says what it is worth.
+installations as the reader uses it, beside the dense pair the reader ships, so every retraining
+says what it is worth. `start` goes on from a fitted net: more installations without rendering
+the old again.
 
 PyTorch is needed here and nowhere else (the reader runs the net in numpy). It is not one of
 takboard's dependencies: `pip install torch` (on these machines `pip install torch==2.13.0`, a
@@ -20,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.net import Ensemble, best_temperature
+from vision.reader import classify, with_stack_net
 from vision.sim.training import HELD_OUT_SEED, dataset, training_seed
 from vision.stack_net import (
     GRID_CHANNELS,
@@ -99,6 +102,30 @@ def _model(torch, mean: np.ndarray, scale: np.ndarray, widths: tuple[int, int, i
     return Model()
 
 
+def warm_start(torch, model, path: Path) -> None:
+    """Set `model`'s layers (and input scaling) to a stack net file's: the file keeps PyTorch's
+    row order, so each layer is its matrix transposed."""
+    with np.load(path) as d:
+        if int(d["n_features"]) != N_FEATURES:
+            raise ValueError(f"--from {path}: made for {int(d['n_features'])} features, the "
+                             f"reader makes {N_FEATURES}")  # fmt: skip
+        arrays = {k: d[k].astype(np.float32) for k in d.files}
+    model.mean.copy_(torch.from_numpy(arrays["mean"]))
+    model.scale.copy_(torch.from_numpy(arrays["scale"]))
+    layers = {"conv0": model.c1, "conv1": model.c2, "conv2": model.c3, "side": model.side,
+              "dense": model.dense, "out": model.out}  # fmt: skip
+    with torch.no_grad():
+        for name, layer in layers.items():
+            W = arrays[f"{name}_W"].T  # [out, in]: a convolution's in is channel, row, column
+            wanted = (layer.weight.shape[0], int(np.prod(layer.weight.shape[1:])))
+            if W.shape != wanted:
+                raise ValueError(f"--from {path}: its {name} layer is {W.shape[1]} -> "
+                                 f"{W.shape[0]}, this net's {wanted[1]} -> "
+                                 f"{wanted[0]}")  # fmt: skip
+            layer.weight.copy_(torch.from_numpy(W.reshape(layer.weight.shape)))
+            layer.bias.copy_(torch.from_numpy(arrays[f"{name}_b"]))
+
+
 def export(model, temperature: tuple[float, float]) -> StackNet:
     """The fitted model as a `StackNet` (numpy)."""
 
@@ -124,32 +151,33 @@ def fit_temperature(z: np.ndarray, kind: np.ndarray, height: np.ndarray) -> tupl
 
 def score(net: StackNet, pair: Ensemble, X: np.ndarray, kind: np.ndarray, height: np.ndarray
           ) -> dict:  # fmt: skip
-    """Occupied squares' kinds and heights wrong: the pair's (given occupied), the stack net's,
-    and the two averaged on every square (the reader averages only where the pair is unsure,
-    `vision.reader.with_stack_net`: on the sets of docs/vision.md that keeps all but one of the
-    kinds averaging everywhere puts right)."""
-    pk, ph, sk, sh = [], [], [], []
+    """Occupied squares' kinds wrong (given occupied) and heights right: the pair's as the reader
+    reads it (`classify`, mirrored views where unsure), the stack net's alone, and the reader's
+    (the two averaged where the pair is unsure, `with_stack_net`)."""
+    calls: dict[str, list] = {"pair": [], "stack": [], "reader": []}
     for s in range(0, len(X), 4096):
         xb = np.asarray(X[s : s + 4096], np.float32)
-        a, b = pair.predict(xb)
-        pk.append(a[:, 1:] / np.maximum(a[:, 1:].sum(axis=1, keepdims=True), 1e-9))
-        ph.append(b)
-        c, d = net.predict(xb)
-        sk.append(c)
-        sh.append(d)
-    pk, ph, sk, sh = (np.vstack(v) for v in (pk, ph, sk, sh))
+        pk, ph = classify(pair, xb)
+        calls["pair"].append((pk[:, 1:], ph))
+        calls["stack"].append(net.predict(xb))
+        rk, rh = with_stack_net(net, xb, pk, ph)
+        calls["reader"].append((rk[:, 1:], rh))
     out: dict = {"squares": len(X)}
-    for who, k, h in (("pair", pk, ph), ("stack", sk, sh), ("both", (pk + sk) / 2, (ph + sh) / 2)):
+    for who, parts in calls.items():
+        k = np.vstack([a for a, _ in parts])  # (not normalised: the order is what counts)
+        h = np.vstack([b for _, b in parts])
         out[who] = {"kinds wrong": int((k.argmax(axis=1) != kind - 1).sum()),
                     "heights right %": round(100 * float((h.argmax(axis=1) == height).mean()), 2)}
     return out
 
 
 def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, out: Path,
-        data: Path, *, widths: tuple[int, int, int] = WIDTHS, seed: int = 0) -> dict:  # fmt: skip
+        data: Path, *, start: Path | None = None, learning_rate: float = 2e-3,
+        widths: tuple[int, int, int] = WIDTHS, seed: int = 0) -> dict:  # fmt: skip
     """Render (or read back from `data`) installations `first`.. and the held-out set, fit the
-    stack net on the occupied squares of all but the last EVAL_SHARE of them, scale its heads on
-    the held-out set, write `out` and return the scores."""
+    stack net (from `start`'s weights, if given) on the occupied squares of all but the last
+    EVAL_SHARE of them, scale its heads on the held-out set, write `out` and return the
+    scores."""
     torch = _torch()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -171,15 +199,18 @@ def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, o
     sample = X[rng.choice(len(X), size=min(len(X), 50000), replace=False)].astype(np.float32)
     mean, scale = sample.mean(axis=0), sample.std(axis=0) + 1e-3
     model = _model(torch, mean, scale, widths)
+    if start is not None:
+        warm_start(torch, model, start)
     batch = 256
     steps = epochs * (len(X) // batch)
     if steps < MIN_STEPS:
         raise ValueError(f"{len(X)} occupied training squares make {steps} steps of "
                          f"{batch}: too few to fit (at least {MIN_STEPS}); give more "
                          "installations")  # fmt: skip
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=1e-4)
     # warm up for a tenth of the steps (at least two: the schedule's first phase must hold one)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=2e-3, total_steps=steps,
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=learning_rate,
+                                                   total_steps=steps,
                                                    pct_start=max(0.1, 2.5 / steps))  # fmt: skip
     mirror = torch.from_numpy(mirror_index())
     kinds_t, heights_t = torch.from_numpy(kind - 1), torch.from_numpy(height)
