@@ -893,3 +893,17 @@ def test_a_wall_moved_onto_a_square_it_only_shadowed_from_above_is_asked_about_n
     notes = replayed_exactly("seed3540-start.npz")  # all 43
     assert notes[40].ply == Ply.from_ptn("c2<") and notes[40].uncertain
     assert "sees no piece there" in notes[40].reason
+
+
+def test_a_placement_beside_a_stack_whose_height_the_reader_saw_stay_is_asked_first():
+    # fresh bench seed 3688 (4x4, tilt 31; its first 246 frames): a dark flat placed on c2
+    # changed the two-high stack on d2 beside it faintly (its shadow and edge), d2 read two
+    # high before and after at 1.00. `d2<` (the top of d2 moved onto c2, out of sight: d2's
+    # second piece is of the top's colour) explained that faint change and was asked first,
+    # 1.3 ahead, and guessed. A square a rival alters only in height counts its faint change
+    # against a candidate only where the reader did not see its height stay surely (as next to
+    # a stack built tall): `c2` is asked first. (It kept seed 3669 too, and changed no other of
+    # 263 stored games.)
+    notes = replayed_exactly("seed3688-start.npz")  # all 20
+    assert notes[19].ply == Ply.from_ptn("c2") and notes[19].uncertain
+    assert notes[19].alternatives == (Ply.from_ptn("d2<"),)
