@@ -102,28 +102,25 @@ def _model(torch, mean: np.ndarray, scale: np.ndarray, widths: tuple[int, int, i
     return Model()
 
 
-def warm_start(torch, model, path: Path) -> None:
-    """Set `model`'s layers (and input scaling) to a stack net file's: the file keeps PyTorch's
-    row order, so each layer is its matrix transposed."""
-    with np.load(path) as d:
-        if int(d["n_features"]) != N_FEATURES:
-            raise ValueError(f"--from {path}: made for {int(d['n_features'])} features, the "
-                             f"reader makes {N_FEATURES}")  # fmt: skip
-        arrays = {k: d[k].astype(np.float32) for k in d.files}
-    model.mean.copy_(torch.from_numpy(arrays["mean"]))
-    model.scale.copy_(torch.from_numpy(arrays["scale"]))
-    layers = {"conv0": model.c1, "conv1": model.c2, "conv2": model.c3, "side": model.side,
-              "dense": model.dense, "out": model.out}  # fmt: skip
+def warm_start(torch, model, net: StackNet) -> None:
+    """Set `model`'s layers and input scaling to `net`'s: `export` undone."""
+
+    def put(layer, W: np.ndarray, b: np.ndarray) -> None:
+        if tuple(layer.weight.shape) != W.shape:
+            raise ValueError(f"--from: a layer of {W.shape[1:]} -> {W.shape[0]} where this net "
+                             f"has {tuple(layer.weight.shape[1:])} -> {layer.weight.shape[0]}")
+        layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(W)))
+        layer.bias.copy_(torch.from_numpy(b))
+
     with torch.no_grad():
-        for name, layer in layers.items():
-            W = arrays[f"{name}_W"].T  # [out, in]: a convolution's in is channel, row, column
-            wanted = (layer.weight.shape[0], int(np.prod(layer.weight.shape[1:])))
-            if W.shape != wanted:
-                raise ValueError(f"--from {path}: its {name} layer is {W.shape[1]} -> "
-                                 f"{W.shape[0]}, this net's {wanted[1]} -> "
-                                 f"{wanted[0]}")  # fmt: skip
-            layer.weight.copy_(torch.from_numpy(W.reshape(layer.weight.shape)))
-            layer.bias.copy_(torch.from_numpy(arrays[f"{name}_b"]))
+        model.mean.copy_(torch.from_numpy(net.mean))
+        model.scale.copy_(torch.from_numpy(net.scale))
+        for layer, (W, b) in zip((model.c1, model.c2, model.c3), net.convs, strict=True):
+            C = W.shape[0] // 9  # rows taps first: kernel row, column, channel -> [out, C, 3, 3]
+            put(layer, W.reshape(3, 3, C, -1).transpose(3, 2, 0, 1), b)
+        for layer, (W, b) in ((model.side, net.side), (model.dense, net.dense),
+                              (model.out, net.out)):  # fmt: skip
+            put(layer, W.T, b)
 
 
 def export(model, temperature: tuple[float, float]) -> StackNet:
@@ -200,7 +197,7 @@ def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, o
     mean, scale = sample.mean(axis=0), sample.std(axis=0) + 1e-3
     model = _model(torch, mean, scale, widths)
     if start is not None:
-        warm_start(torch, model, start)
+        warm_start(torch, model, StackNet.load(start))
     batch = 256
     steps = epochs * (len(X) // batch)
     if steps < MIN_STEPS:
