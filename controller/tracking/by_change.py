@@ -84,6 +84,10 @@ NEXT_TO_TALL_READ = 0.4
 IN_SHADOW = 0.05
 # with structure_ok 0.9 (tracker): a neighbour surely changed, also by the reader's account, is one
 # too many; without the reader's account up to three are the altered squares' doing
+# A bare square the reader reads bare, now and when the board last matched, at least this surely:
+# no piece was dropped on it unseen, so a change there by light alone next to a tall piece is that
+# piece's shadow (`ChangeJudge._shadowed`)
+BARE_SURE = 0.95
 PHANTOM_GONE = 1.0  # reading cost units: half a square read surely wrong (see ChangeJudge)
 TALL = 3  # pieces: a stack this tall rises over its neighbours in the camera's view
 # A tall stack's top is seen beyond its square, where the square's signature no longer looks (vision
@@ -397,13 +401,26 @@ class ChangeJudge:
         """Squares that the shadows of altered stacks, before or after, may reach, beyond the
         altered squares' neighbours: a neighbour's change may as well be a piece dropped on it
         unseen (a flat on a flat of its colour changes the light more than the colour too:
-        bench seed 46, d3 next to c3 where a spread may or may not have ended)."""
+        bench seed 46, d3 next to c3 where a spread may or may not have ended). A bare
+        neighbour the reader surely reads bare is in reach of any altered stack's shadow, a
+        flat's too (else a wall would explain a flat's shadow better): nothing was dropped there
+        (fresh bench seed 3674, 4x4, tilt 22: a dark wall moved from b1 onto b2's
+        dark flat hardly changed b2 from above, but its shadow left a1 and fell on a2, each
+        changed by 3.6 by light alone; `b1+` missed the structure check by 0.1 and the game
+        went out of sync for its last 17 plies)."""
         out: set[str] = set()
         for sq in altered:
             reach = max(shadow_reach(self.before.get(sq, ())), shadow_reach(after.get(sq, ())))
             if reach >= 2:
                 out.update(within(sq, reach, self.size))
-        return out - near
+        return (out - near) | {sq for sq in near if self._bare_all_along(sq)}
+
+    def _bare_all_along(self, square: str) -> bool:
+        """Is `square` bare in the game, and read bare surely now and when the board last
+        matched?"""
+        now, then = self.evidence.get(square), self.accepted.get(square)
+        return (not self.before.get(square) and now is not None and then is not None
+                and max(now.p_occupied, then.p_occupied) <= 1.0 - BARE_SURE)  # fmt: skip
 
     def judge(self, after: Mapping[str, Stack], altered: set[str], **what) -> Judged:
         near = {n for sq in altered for n in neighbours(sq, self.size)}

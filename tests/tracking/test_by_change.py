@@ -1352,3 +1352,43 @@ def test_the_bare_looks_are_forgotten_when_the_camera_moves():
     camera.feed(replace(reading, relocalised=True), DT)  # other pixels from here on
     camera.feed(reading, 1.4)
     assert "c3" not in camera.tracker._bare and "b2" in camera.tracker._bare  # taken again
+
+
+def _wall_moved_onto_its_twin(*, a2_read_occupied: bool = False) -> tuple[list, Camera]:
+    """A dark wall moved from b1 onto b2's dark flat (a1, a2 bare), read as fresh bench seed 3674
+    read it: b2 a dark flat, one high, the kind at 0.83 and the height at 0.5, its look as before;
+    a1 and a2 changed by light alone, the wall's shadow gone from a1 and fallen on a2.
+    `a2_read_occupied`: the reader reads a dark flat on a2 too. -> the decisions, the camera."""
+    truth, camera = _seen("1,x4/x5/x5/x,2,x3/x,2S,x3 2 5")
+    looks_before = camera.reading(truth.stacks()).appearance
+    camera.misread = {"b2": ((BLACK, FLAT),)}
+    if a2_read_occupied:
+        camera.misread["a2"] = ((BLACK, FLAT),)
+    truth.play(Ply.from_ptn("b1+"))
+    camera.feed(hand_reading(camera.size), 0.6)
+    reading = camera.reading(truth.stacks())
+    b2 = replace(reading.squares["b2"], kind_confidence=0.83, height_confidence=0.5,
+                 confidence=0.5)  # fmt: skip
+    shadows = {"b2": 0.0, "a1": 3.6, "a2": -3.6}
+    looks = {sq: looks_before[sq] + np.float32(by) for sq, by in shadows.items()}
+    seen = replace(reading, squares={**reading.squares, "b2": b2},
+                   appearance={**reading.appearance, **looks})  # fmt: skip
+    return camera.feed(seen, 1.2), camera
+
+
+def test_a_wall_moved_onto_its_twin_is_told_by_the_shadow_it_took_along():
+    # fresh bench seed 3674 (4x4, tilt 22): from above, a dark bar on a dark square, b2's look
+    # hardly changed; the wall's shadow changed a1 and a2 by 3.6 each. Bare squares the reader
+    # reads bare, next to the squares the ply altered: nothing came there, so that is the shadow,
+    # and the ply fits (it did not: an illegal board, and the game went out of sync for its last
+    # 17 plies)
+    decisions, camera = _wall_moved_onto_its_twin()
+    assert not any(isinstance(d, Illegal) for d in decisions)
+    assert committed(camera.log) == ["b1+"]
+
+
+def test_a_grey_change_next_to_a_wall_on_a_square_read_occupied_is_no_shadow():
+    # the control: the reader reads a piece come to a2, so a2's change may be that piece, not
+    # the wall's shadow: nothing is committed quietly
+    decisions, _ = _wall_moved_onto_its_twin(a2_read_occupied=True)
+    assert decisions and not any(isinstance(d, Commit) for d in decisions)
