@@ -24,8 +24,11 @@ def test_bench_reports_a_reliability_table_per_attribute(tmp_path):
     out = tmp_path / "vision.json"
     done = run("--frames", "4", "--json", str(out))
     assert done.returncode == 0, done.stderr
-    rel = json.loads(out.read_text())["reliability"]
+    figures = json.loads(out.read_text())
+    rel = figures["reliability"]
     assert set(rel) == {"empty", "color", "kind", "height"}
+    # the bump at the end is noticed, and its read timed (the best of three readers' reads)
+    assert figures["bumps_noticed"] == "1/1" and figures["relocalise_ms_max"] > 0
     for table in rel.values():
         assert sum(b["calls"] for b in table["buckets"]) == table["calls"]
         for bucket in table["buckets"]:
