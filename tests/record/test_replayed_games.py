@@ -919,3 +919,22 @@ def test_a_wall_moved_onto_its_twin_whose_shadow_alone_showed_it_keeps_the_game_
     # have been a wall already), and so are the two plies after it.
     notes = replayed_exactly("seed3674-start.npz")  # all 10
     assert notes[7].ply == Ply.from_ptn("b1+") and notes[7].uncertain
+
+
+def test_a_ply_another_answer_to_an_unsure_ply_would_show_as_a_spread_is_marked():
+    # fresh bench seed 3780 (4x4, tilt 24; its first 536 frames): `2b1>` was guessed for `b1>`
+    # at ply 36 (asked), leaving b1 one piece short in the game as recorded. At ply 42 `b1+`
+    # took one of b1's two pieces onto the empty b2; the game so recorded had one piece on b1,
+    # so `b1+` would have emptied it where the reader saw a piece, and a flat placed on b2
+    # explained the board: `b2` was written without a mark, a silent error. A spread from a
+    # square whose height hangs on an unsure ply, fitting the board's changes, marks the ply.
+    recorder, truth = replay("seed3780-start.npz")
+    notes = recorder.notes
+    assert [note.ply for note in notes][:35] == truth[:35] and len(notes) == len(truth) == 42
+    assert notes[35].uncertain and truth[35] in notes[35].alternatives  # ply 36, guessed wrong
+    assert notes[41].ply == Ply.from_ptn("b2") and truth[41] == Ply.from_ptn("b1+")
+    assert notes[41].uncertain and notes[41].alternatives == (Ply.from_ptn("b1+"),)
+    assert "unsure ply 36" in notes[41].reason
+    silent = [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=True))
+              if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent == []
