@@ -33,6 +33,13 @@ def replayed_exactly(name: str) -> list:
     return recorder.notes
 
 
+def silent_errors(notes: list, truth: list[Ply], *, strict: bool = True) -> list[int]:
+    """The numbers of the plies recorded wrong without the `?` mark (`strict`: as many plies
+    recorded as played)."""
+    return [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=strict))
+            if note.ply != ply and not note.uncertain]  # fmt: skip
+
+
 def test_a_close_call_revised_by_hindsight_is_not_revised_back_and_forth():
     # fresh bench seed 207 (5x5, tilt 1.0): a wall or capstone placed on d2 at ply 24 was asked
     # about; a later board fitted its ply better with the other reading, and then, weighed
@@ -40,9 +47,7 @@ def test_a_close_call_revised_by_hindsight_is_not_revised_back_and_forth():
     recorder, truth = replay("seed207.npz")
     recorded = [note.ply for note in recorder.notes]
     assert len(recorded) == len(truth) == 30
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_spread_that_a_revised_count_left_impossible_is_changed_with_it_and_marked(
@@ -123,9 +128,7 @@ def test_a_flat_moved_off_a_square_the_reader_never_saw_occupied_keeps_the_game_
     # recorded). Now every ply is recorded, none wrong without a `?`.
     recorder, truth = replay("seed212.npz")
     assert len(recorder.notes) >= 56
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=False))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(recorder.notes, truth, strict=False) == []
     assert [note.ply for note in recorder.notes[:44]][-1] == truth[43]  # b3>, ply 44
 
 
@@ -148,9 +151,7 @@ def test_a_ply_nobody_saw_may_move_a_piece_the_game_guessed_a_wall():
     # and the game was out of sync for its last 29 plies, with one silent error.
     recorder, truth = replay("seed731.npz")
     assert len(recorder.notes) == len(truth) == 54
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(recorder.notes, truth) == []
     missed = recorder.notes[23]
     assert missed.ply == truth[23] == Ply.from_ptn("d1+")
     assert missed.uncertain and "not seen" in missed.reason
@@ -196,9 +197,7 @@ def test_a_placement_moved_on_at_once_in_the_opening_is_split_when_the_next_ply_
     assert "two plies at once" in first.reason
     assert reply.uncertain and reply.ply.square == first.ply.square  # the reply moves it on
     assert [n.ply for n in recorder.notes[3:]] == truth[3:]  # in sync after it
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_phantom_on_the_square_a_flat_left_is_not_taken_for_a_reply_placed_there(monkeypatch):
@@ -237,9 +236,7 @@ def test_a_phantom_beside_a_wall_just_placed_is_not_taken_for_a_reply_placed_the
     asked = recorder.notes[14]
     assert asked.uncertain and "two plies at once" in asked.reason
     assert Ply.from_ptn("d2") in asked.alternatives  # a pair with another first ply, named
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_ply_half_seen_on_a_board_taken_as_quiet_is_asked_about_at_once():
@@ -388,8 +385,7 @@ def test_an_old_close_call_is_revised_for_a_pair_only_when_nothing_else_reads_th
     assert recorder.notes[16].ply == truth[16] == Ply.from_ptn("c4")
     assert "revised" not in recorder.notes[16].reason
     assert recorder.notes[35].ply == truth[35] == Ply.from_ptn("3d4<12")
-    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-                if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_piece_unseen_earlier_does_not_keep_the_next_unseen_piece_from_being_asked_about():
@@ -466,8 +462,7 @@ def test_a_ply_nearly_as_likely_as_nothing_after_a_hand_is_asked_about():
     assert [note.ply for note in recorder.notes][:13] == truth[:13]
     b1 = recorder.notes[11]
     assert b1.ply == Ply.from_ptn("b1") and b1.uncertain and "barely changed" in b1.reason
-    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-                if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_close_call_that_a_quick_reply_shows_wrong_is_revised_for_the_pair():
@@ -480,8 +475,7 @@ def test_a_close_call_that_a_quick_reply_shows_wrong_is_revised_for_the_pair():
     recorded = [note.ply for note in recorder.notes]
     assert recorded[27:32] == truth[27:32]
     assert recorder.notes[27].uncertain and "ply 28 revised" in recorder.notes[27].reason
-    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-                if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_faint_change_where_the_reader_turned_away_from_the_piece_there_counts():
@@ -511,8 +505,7 @@ def test_a_piece_never_seen_is_expected_to_change_little_where_it_is_moved_to():
     assert truth[10] in (unseen_wall.ply, *unseen_wall.alternatives)  # the wall is offered too
     assert moved.ply == truth[18] == Ply.from_ptn("f4+") and moved.uncertain
     assert moved.reason == "the look of f5 changed, but the reader sees no piece there"
-    assert not [i for i, (note, ply) in enumerate(zip(recorder.notes, truth, strict=True))
-                if note.ply != ply and not note.uncertain]  # fmt: skip
+    assert silent_errors(recorder.notes, truth) == []
 
 
 def test_a_close_call_is_not_revised_for_a_pair_of_plies_elsewhere(monkeypatch):
@@ -879,9 +872,7 @@ def test_a_later_ply_from_a_square_the_first_of_two_plies_seen_at_once_may_have_
     assert notes[18].ply == Ply.from_ptn("c2-") and notes[18].uncertain  # (played: b5)
     assert notes[25].ply == Ply.from_ptn("c2+") and truth[25] == Ply.from_ptn("2c2+")
     assert notes[25].uncertain and "depends on unsure ply 19" in notes[25].reason
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(notes, truth) == []
 
 
 def test_a_wall_moved_onto_a_square_it_only_shadowed_from_above_is_asked_about_not_lost():
@@ -935,6 +926,4 @@ def test_a_ply_another_answer_to_an_unsure_ply_would_show_as_a_spread_is_marked(
     assert notes[41].ply == Ply.from_ptn("b2") and truth[41] == Ply.from_ptn("b1+")
     assert notes[41].uncertain and notes[41].alternatives == (Ply.from_ptn("b1+"),)
     assert "unsure ply 36" in notes[41].reason
-    silent = [i + 1 for i, (note, ply) in enumerate(zip(notes, truth, strict=True))
-              if note.ply != ply and not note.uncertain]  # fmt: skip
-    assert silent == []
+    assert silent_errors(notes, truth) == []
