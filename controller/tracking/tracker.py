@@ -1032,18 +1032,29 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         `2a3>` missed by 0.06. The board was reported illegal, the players played on, and the
         game was out of sync for its last 8 plies. A board that a ply explains this nearly, and
         nothing else does, is that ply more often than it is anything the rules forbid; and it
-        is asked, never committed quietly."""
+        is asked, never committed quietly. Rivals within twice the commit margin are asked
+        about with it when each of them nearly shows the board in the same way; any other rival
+        that close, and nothing is asked."""
         cfg = self.config
         if not ranked or ranked[0].ply is None or ranked[0].structure is None:
             return []
+
+        def nearly(h: Hypothesis) -> bool:
+            return (h.ply is not None and h.structure is not None
+                    and cfg.structure_ok < h.structure <= cfg.structure_ok + cfg.near_miss
+                    and h.contradiction <= NOTHING_AGAINST
+                    and h.colour_contradiction <= NOTHING_AGAINST)  # fmt: skip
+
         best = ranked[0]
-        runner_up = ranked[1].cost if len(ranked) > 1 else math.inf
-        if not (cfg.structure_ok < best.structure <= cfg.structure_ok + cfg.near_miss
-                and best.contradiction <= NOTHING_AGAINST
-                and best.colour_contradiction <= NOTHING_AGAINST
-                and runner_up - best.cost >= 2 * cfg.commit_margin):  # fmt: skip
+        close = [h for h in ranked[1 : cfg.max_considered]
+                 if h.cost - best.cost < 2 * cfg.commit_margin]  # fmt: skip
+        # rivals as near are asked about with it (fresh bench seed 3836, 5x5, tilt 39: `b4<`
+        # and `a5-` each moved a wall onto a4, each leaving the other's square changed, 0.94
+        # apart; the recording ended on a board reported illegal, its last ply unrecorded);
+        # any other rival that close, and nothing is asked
+        if not nearly(best) or not all(nearly(h) for h in close):
             return []
-        ask = Ask((Candidate(best.ply, best.cost),),
+        ask = Ask(tuple(Candidate(h.ply, h.cost) for h in [best, *close])[: cfg.max_candidates],
                   "the board nearly shows this ply: a square beside it changed as well")
         return self._ask_on_board(ask, evidence, appearance)
 

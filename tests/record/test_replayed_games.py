@@ -927,3 +927,16 @@ def test_a_ply_another_answer_to_an_unsure_ply_would_show_as_a_spread_is_marked(
     assert notes[41].uncertain and notes[41].alternatives == (Ply.from_ptn("b1+"),)
     assert "unsure ply 36" in notes[41].reason
     assert silent_errors(notes, truth) == []
+
+
+def test_a_last_ply_two_plies_nearly_show_is_asked_about_with_both():
+    # fresh bench seed 3836 (5x5, tilt 39): the last ply, `b4<`, moved a wall onto a4's stack
+    # at the board's edge; b4's look changed surely, and a5, whose wall `a5-` would have moved
+    # onto a4 the same way, changed too. Each of the two left the other's square changed (0.3
+    # over the structure check, nothing contradicted), 0.94 apart: the board was reported
+    # illegal and the recording ended with its last ply unrecorded. Both are asked about now.
+    recorder, truth = replay("seed3836.npz")
+    notes = recorder.notes
+    assert [note.ply for note in notes] == truth  # all 54
+    assert notes[53].uncertain and notes[53].alternatives == (Ply.from_ptn("a5-"),)
+    assert "nearly shows" in notes[53].reason
