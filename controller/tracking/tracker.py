@@ -254,6 +254,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # as it would (`_last_was_two`), or a ply may have been missed on that quiet board
         # before it (`_missed_before_last`)
         self._quiet_commit: tuple[int, Ply, tuple | None] | None = None
+        # (number, ply) of the reply of two plies seen at once, played as a guess: it may have
+        # been a phantom of the reader's (`_reply_was_phantom`)
+        self._guessed_reply: tuple[int, Ply] | None = None
         self.unmatched_since: float | None = None
         self.last: Evaluation | None = None
         # after an ending: the squares a still board has shown surely bare since (`_played_on`);
@@ -357,6 +360,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         if then is not None and then in self.position.legal_plies:  # two plies seen at once
             reply = self.position.play(then)
             out.append(Commit(reply, 0.0, self.position.ply_count))
+            if guess:
+                self._guessed_reply = (self.position.ply_count, reply)
         # a revised ply: the plies recorded after it are played again on top of the answer
         replay = self._replay
         if self._replay_revised is not None and self._replay_revised[0] == played:
@@ -603,9 +608,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 evaluation.decisions = revised
                 return revised
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
-            split = self._missed_before_last(evidence, p, changed) or self._last_was_two(
-                evidence, p, changed
-            )
+            split = (self._missed_before_last(evidence, p, changed)
+                     or self._last_was_two(evidence, p, changed)
+                     or self._reply_was_phantom(evidence, p, changed))  # fmt: skip
             if split:
                 evaluation.decisions = split
                 return split

@@ -940,3 +940,16 @@ def test_a_last_ply_two_plies_nearly_show_is_asked_about_with_both():
     assert [note.ply for note in notes] == truth  # all 54
     assert notes[53].uncertain and notes[53].alternatives == (Ply.from_ptn("a5-"),)
     assert "nearly shows" in notes[53].reason
+
+
+def test_a_phantom_reply_guessed_with_a_ply_is_taken_back_when_the_next_ply_fits_without_it():
+    # fresh bench seed 3865 (4x4, tilt 36; its first 603 frames): `b3>` made c3 three high; the
+    # reader read c4 behind it empty (out of sight) and b4 beside it a piece higher (c3's
+    # image), and "b3> then c4<" fitted that better than `b3>` alone. Guessed, the phantom
+    # reply left the same player to move; `b2-`, played next, then fitted only as a pair after
+    # another phantom, and so on to the end: 59 plies recorded for 55, 46 right (all marked).
+    # A reply guessed beside a stack risen in view is taken back when the next board fits a ply
+    # without it.
+    notes = replayed_exactly("seed3865-start.npz")  # all 48
+    assert notes[45].ply == Ply.from_ptn("b3>") and notes[45].uncertain
+    assert notes[46].ply == Ply.from_ptn("b2-") and "(c4<) taken back" in notes[46].reason
