@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from controller.tak import Ply
-from controller.tracking.by_change import ChangeJudge, Judged, neighbours
+from controller.tracking.by_change import ChangeJudge, neighbours
 from controller.tracking.change import changes, faint_changes, light_only, p_changed
 from controller.tracking.decisions import Ask, Candidate, Commit, Decision
 from controller.tracking.evidence import SquareEvidence, differs
@@ -121,16 +121,17 @@ class HeldSpread:
             return []
         played, after = found
         self._quiet = None
-        ask = Ask((Candidate(played, after.cost + after.contradiction, then=after.ply),
+        ask = Ask((Candidate(played, after.cost, then=after.ply),
                    Candidate(other, best.cost + best.contradiction)),
                   f"the spread held back, then the next ply: {played.ptn()} then "
                   f"{after.ply.ptn()}")  # fmt: skip
         return self._ask_on_board(ask, stable.evidence, stable.appearance)
 
     def _after_held(self, held: tuple[Ply, tuple],
-                    stable: StableReading) -> tuple[Ply, Judged] | None:  # fmt: skip
+                    stable: StableReading) -> tuple[Ply, Candidate] | None:  # fmt: skip
         """The held spread as played, and the ply after it that best fits this board by what
-        changed since the held board (the reader not contradicting it); None if none fits."""
+        changed since the held board (the reader not contradicting it), scored by its cost and
+        contradiction; None if none fits."""
         ply, (then_evidence, then_looks) = held
         if then_looks is None:
             return None
@@ -139,18 +140,17 @@ class HeldSpread:
         p = {sq: p_changed(c) for sq, c in looks.items()}
         faint = faint_changes(stable.appearance, then_looks, looks)  # type: ignore[arg-type]
         moved = self._changed(evidence, then_evidence)
-        position, cfg = self.position, self.config
+        position = self.position
         played = position.push(ply)
         try:
             judge = ChangeJudge(position, evidence, p, moved, then_evidence, faint,
                                 light_only(stable.appearance, then_looks))  # fmt: skip
-            nexts = [j for j in judge.plies() if self._fits_by_change(j)
-                     and j.contradiction <= cfg.match_cost]  # fmt: skip
+            nexts = self._uncontradicted(judge.plies())
         finally:
             position.pop()
         if not nexts:
             return None
-        return played, min(nexts, key=lambda j: j.cost + j.contradiction)
+        return played, nexts[0]
 
     def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
         """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the

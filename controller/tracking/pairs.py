@@ -104,13 +104,7 @@ class TwoPlies:
             if reply != self._guessed_reply[1] or not self._beside_risen(reply):
                 return []
             judge = self._judge(position, evidence, p, changed)
-            cfg = self.config
-            fits = sorted(
-                (j.cost + j.contradiction, i, j.ply)
-                for i, j in enumerate(judge.ranked(0)[: cfg.max_considered])
-                if j.ply is not None and self._fits_by_change(j)
-                and j.contradiction <= cfg.match_cost
-            )  # fmt: skip
+            fits = self._uncontradicted(judge.ranked(0)[: self.config.max_considered])
         finally:
             position.push(reply)
         if not fits:
@@ -118,7 +112,7 @@ class TwoPlies:
         number = position.ply_count
         position.pop()
         self._guessed_reply = None
-        ask = Ask(tuple(Candidate(ply, cost) for cost, _, ply in fits)[: cfg.max_candidates],
+        ask = Ask(tuple(fits[: self.config.max_candidates]),
                   f"ply {number} ({reply.ptn()}) taken back: the reply seen with ply "
                   f"{number - 1} was not played, and this board fits a ply without it")  # fmt: skip
         return [Takeback(1), *self._ask(ask)]
@@ -283,11 +277,7 @@ class TwoPlies:
         contradict (a pair may pile pieces out of the reader's sight, and only its heights then
         tell it from a spread still in hand), scored by cost and contradiction (`_best_pairs`)."""
         judge = self._judge(self.position, evidence, p, changed)
-        return self._best_pairs([
-            Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
-            for j in judge.pairs()
-            if self._fits_by_change(j) and j.contradiction <= self.config.match_cost
-        ])
+        return self._best_pairs(self._uncontradicted(judge.pairs()))
 
     def _best_pairs(self, pairs: list[Candidate]) -> tuple[Candidate, ...]:
         """The best-scored pairs, best first, at most `max_candidates`. Pairs that share their

@@ -167,10 +167,8 @@ class Revisions:
         d3 and no stack of three), weighed with what the reader contradicts of it, plus how much
         `dearer` the revision's alternative was judged when asked about (None: no ply fits)."""
         judge = self._judge(self.position, evidence, p, changed)
-        scores = [j.cost + j.contradiction for j in judge.ranked(0)[: self.config.max_considered]
-                  if j.ply is not None and self._fits_by_change(j)
-                  and j.contradiction <= self.config.match_cost]  # fmt: skip
-        return min(scores) + dearer if scores else None
+        fits = self._uncontradicted(judge.ranked(0)[: self.config.max_considered])
+        return fits[0].cost + dearer if fits else None
 
     def _from_square(self, original: Ply, others: list[Ply]) -> list[Ply]:
         """A revision's alternatives: the other candidates asked about, then every legal ply from

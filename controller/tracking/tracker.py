@@ -1000,6 +1000,17 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         return (judged.structure is not None and judged.structure <= cfg.structure_ok
                 and judged.colour_contradiction <= cfg.match_cost)  # fmt: skip
 
+    def _uncontradicted(self, judged: Iterable[Judged]) -> list[Candidate]:
+        """Of `judged` (plies, or pairs with their reply as `then`), those that fit the board by
+        change and that the reader contradicts by no more than the match cost, each scored by
+        its cost and that contradiction, best first (equal scores in the order given)."""
+        cfg = self.config
+        fits = [Candidate(j.ply, j.cost + j.contradiction, then=j.then)  # type: ignore[arg-type]
+                for j in judged
+                if j.ply is not None and self._fits_by_change(j)
+                and j.contradiction <= cfg.match_cost]  # fmt: skip
+        return sorted(fits, key=lambda c: c.cost)
+
     def _shown_by_board(self, evidence, appearance) -> list[Decision]:
         """The board fits no ply by what changed, but the reader, square by square, reads the
         position one legal ply on (no square confidently contradicted): a ply whose squares did
