@@ -74,7 +74,7 @@ class Event:
         if isinstance(d, Ask):
             names = ", ".join(c.describe() for c in d.candidates)
             best = d.candidates[0]
-            then = f" then {best.then.ptn()}?" if best.then is not None else ""
+            then = "".join(f" then {p.ptn()}?" for p in (best.then, *best.more) if p is not None)
             why = f" ({d.reason})" if d.reason else ""
             return f"unsure between {names}: recorded {best.ply.ptn()}?{then}{why}"
         if isinstance(d, Takeback):
@@ -199,15 +199,21 @@ class Recorder:
             if one_or_two and self._count_doubt is None:  # (the first such names the cause)
                 self._count_doubt = number
             # (pairs sharing their first ply differ in the reply: each ply names its own others)
-            firsts = tuple(dict.fromkeys(c.ply for c in others if c.ply != best.ply))
+            # (a catch-up's others are whole sequences of plies: its reason names them)
+            firsts = () if any(c.more for c in decision.candidates) else tuple(
+                dict.fromkeys(c.ply for c in others if c.ply != best.ply))
             self._write(PlyNote(best.ply, True, firsts, decision.reason))
+            # the plies seen at once with it, in order
+            seen_with = [p for p in (best.then, *best.more) if p is not None]
             for follow in follows[1:]:
-                if isinstance(follow, Commit) and best.then is not None:
-                    # the reply seen at once with it: as unsure as the ply before it
+                if isinstance(follow, Commit) and seen_with:
+                    # the reply seen at once with it (and any more): as unsure as the ply before
+                    later = seen_with.pop(0)
                     replies = tuple(dict.fromkeys(
-                        c.then for c in others
-                        if c.ply == best.ply and c.then is not None and c.then != best.then))
-                    why = f"made before the board was still after {best.ply.ptn()}"
+                        c.then for c in others if later == best.then and c.ply == best.ply
+                        and c.then is not None and c.then != best.then))  # fmt: skip
+                    why = (decision.reason if best.more
+                           else f"made before the board was still after {best.ply.ptn()}")
                     self._write(PlyNote(follow.ply, True, replies, why))
                     events.append(Event(event.frame, event.t, follow))
                 elif isinstance(follow, Commit):  # plies played again after a revised one
@@ -262,7 +268,8 @@ class Recorder:
         outcomes = []
 
         def plies_of(candidate: Candidate) -> list[Ply]:
-            return [candidate.ply] + ([candidate.then] if candidate.then is not None else [])
+            later = [candidate.then, *candidate.more] if candidate.then is not None else []
+            return [candidate.ply, *later]
 
         def touched_by(candidate: Candidate) -> set[str]:
             return {sq for ply in plies_of(candidate) for sq in ply.squares(self.size)}

@@ -8,7 +8,7 @@ See `tracker.py` for how a board is judged and `gate.py` for when a board counts
 `change.py` and `by_change.py` score a board by what changed since the last one, and the
 tracker's parts handle the boards no one ply fits: `held.py` (a spread under way), `pairs.py`
 (two plies at once), `unseen.py` (a ply the camera did not see clearly), `revisions.py` (a
-recent close call revised).
+recent close call revised), `catch_up.py` (plies played on while the board was out of sync).
 """
 
 from __future__ import annotations

@@ -14,9 +14,12 @@ class Candidate:
     # two plies seen at once: the reply the board shows played right after `ply` (accepting
     # `ply` records both)
     then: Ply | None = None
+    # more plies seen at once, played after `then` (a catch-up after a desync: `catch_up.py`)
+    more: tuple[Ply, ...] = ()
 
     def describe(self) -> str:
-        return self.ply.ptn() if self.then is None else f"{self.ply.ptn()} then {self.then.ptn()}"
+        later = [p for p in (self.then, *self.more) if p is not None]
+        return " then ".join(p.ptn() for p in (self.ply, *later))
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from controller.tracking.by_change import (
     neighbours,
     top_colour_kept,
 )
+from controller.tracking.catch_up import CatchUp
 from controller.tracking.change import (
     SHADOWED,
     UNCHANGED_BELOW,
@@ -117,6 +118,11 @@ NOTHING_AGAINST = 0.05
 # differ on a stack whose height the reader misread on the last matched board (`_misread_before`;
 # fresh bench seed 2902, 5x5, tilt 22: a three-stack read two, 1.06 ahead, `a1+` for `2a1+`)
 MISREAD_COUNT_MARGIN = 1.5
+# A ply commits only this far ahead of a rival when either touches a square the reader has read
+# against the game since a catch-up (`_caught_up`; fresh bench seed 3755: c3's light top, in a
+# glare spot, read dark all along; eleven plies after the catch-up `c2-` was committed 0.6 ahead
+# of the `c2+` played onto c3, without a mark)
+MISREAD_SQUARE_MARGIN = 1.5
 # After an ending that rests on guesses, a square read bare this surely (1 minus it) and then
 # occupied this surely is a piece put on: play after the end (`_played_on`)
 PLAYED_ON_SURE = 0.95
@@ -186,11 +192,12 @@ class Evaluation:
     wrong: list[str] = field(default_factory=list)
 
 
-class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
+class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
     """Readings in, decisions out (see the module's docstring). The board is judged here
     (`_evaluate`); what it does when no ply fits lives with the class for each kind of case:
     a spread held in a hand (`held.py`), two plies at once (`pairs.py`), a ply the camera did
-    not see clearly (`unseen.py`), and a recent close call revised (`revisions.py`)."""
+    not see clearly (`unseen.py`), a recent close call revised (`revisions.py`), and plies
+    played on while the board was out of sync (`catch_up.py`)."""
 
     def __init__(
         self, position: Position, config: TrackerConfig | None = None, *, resume: bool = False
@@ -258,6 +265,13 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         # been a phantom of the reader's (`_reply_was_phantom`)
         self._guessed_reply: tuple[int, Ply] | None = None
         self.unmatched_since: float | None = None
+        # the still boards judged since `unmatched_since` (its value, the boards' evidence):
+        # the way the board went while out of sync (`_caught_up`)
+        self._unmatched_boards: tuple[float | None, list] = (None, [])
+        # the question of the last catch-up (`_caught_up`), and the squares its answer left the
+        # reader contradicting: read wrong all along, they may still decide a close call
+        self._catch_up_ask: Ask | None = None
+        self._misread_squares: set[str] = set()
         self.last: Evaluation | None = None
         # after an ending: the squares a still board has shown surely bare since (`_played_on`);
         # None once that has been said, or before any ending
@@ -308,7 +322,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             and self.unmatched_since is not None
             and t - self.unmatched_since >= self.config.desync_after_s
         ):
-            return [self._desync(stable.evidence)]
+            # judged once more before giving up: plies played on since may lead to it
+            # (`_caught_up`), or the board, held still this long, may read clearer
+            decisions = self._evaluate(stable)
+            if self.state == "illegal":  # (once: nothing came of it)
+                decisions = [*decisions, self._desync(stable.evidence)]
+            return decisions
         return []
 
     def finish(self) -> list[Decision]:
@@ -350,7 +369,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
         played = self.position.play(ply)
         self.pending = self._before_ask = None
         self.state = "tracking"
-        if asked is not None and guess:  # kept for revision, even with no other candidate
+        # kept for revision, even with no other candidate (not a catch-up's: its others are
+        # whole sequences of plies, where a revision changes one ply)
+        if asked is not None and guess and asked is not self._catch_up_ask:
             cost = next((c.cost for c in asked.candidates if c.ply == played), 0.0)
             others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))
@@ -362,6 +383,15 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             out.append(Commit(reply, 0.0, self.position.ply_count))
             if guess:
                 self._guessed_reply = (self.position.ply_count, reply)
+            # ... or more (a catch-up after a desync): those of the candidate chosen
+            more = next((c.more for c in (asked.candidates if asked else ())
+                         if c.ply == played and c.then == reply), ())  # fmt: skip
+            for later in more:
+                if later not in self.position.legal_plies:
+                    break
+                out.append(Commit(self.position.play(later), 0.0, self.position.ply_count))
+        if asked is not None and asked is self._catch_up_ask and self._accepted is not None:
+            self._misread_squares |= set(wrong_squares(self.position, self._accepted))
         # a revised ply: the plies recorded after it are played again on top of the answer
         replay = self._replay
         if self._replay_revised is not None and self._replay_revised[0] == played:
@@ -661,6 +691,14 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
             if shown:
                 evaluation.decisions = shown
                 return shown
+        if chosen is None and by_change and (self.state == "desync" or (
+                self.state == "illegal" and self.unmatched_since is not None
+                and stable.at - self.unmatched_since >= cfg.desync_after_s)):
+            # (out of sync, or about to be on this board)
+            caught = self._caught_up(evidence, p, stable.appearance)
+            if caught:
+                evaluation.decisions = caught
+                return caught
         if chosen is None and by_change and self.state in ("tracking", "illegal"):
             shown = self._pair_shown_by_board(evidence, p, stable.appearance) or (
                 self._revise_for_pair(evidence, p, changed, ())  # (a last resort)
@@ -682,6 +720,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 evaluation.wrong = [sq for sq in wrong if changed is None or sq in changed] or wrong
             if self.unmatched_since is None:
                 self.unmatched_since = stable.since
+            self._keep_unmatched(evidence)
             if self.state == "desync":
                 return []
             if by_change and self._lifted_wait(stable, p):
@@ -734,6 +773,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions):
                 lambda q: other_count(q) and self._misread_before(self._heights_differ(ply, q)),
             ):
                 needed = max(needed, MISREAD_COUNT_MARGIN)
+            # ... or where the choice rests on a square the reader has read wrong since a
+            # catch-up: asked about
+            misread = self._still_misread(evidence)
+            if misread and rival_within(MISREAD_SQUARE_MARGIN, lambda q: bool(
+                    misread & {*q.squares(self.position.size), *ply.squares(self.position.size)})):
+                needed = max(needed, MISREAD_SQUARE_MARGIN)
         # the reader confidently contradicts the best on a square it alters, or reads a placed
         # piece surely two high: never commit that
         doubted = ((best.structure is not None and best.contradiction > cfg.match_cost)

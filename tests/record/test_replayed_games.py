@@ -953,3 +953,19 @@ def test_a_phantom_reply_guessed_with_a_ply_is_taken_back_when_the_next_ply_fits
     notes = replayed_exactly("seed3865-start.npz")  # all 48
     assert notes[45].ply == Ply.from_ptn("b3>") and notes[45].uncertain
     assert notes[46].ply == Ply.from_ptn("b2-") and "(c4<) taken back" in notes[46].reason
+
+
+def test_plies_played_on_over_a_misread_are_caught_up_and_a_call_resting_on_it_is_marked():
+    # fresh bench seed 3755 (7x7, tilt 7; its first 496 frames, 41 plies): `c4-` moved a light
+    # flat onto c3 in a glare spot, read dark at 0.99; black's `c5` came before the board was
+    # still, no ply or pair fitted, white played `a5`, and the game was out of sync for its last
+    # 33 plies. The three are caught up now (asked, in the order the boards showed them); c3
+    # stays misread, and `c2-`, 0.6 ahead of the `c2+` played onto it at ply 40, is marked.
+    recorder, truth = replay("seed3755-start.npz")
+    notes = recorder.notes
+    assert len(notes) == len(truth) == 41
+    assert [note.ply for note in notes[12:15]] == truth[12:15]  # c4- c5 a5
+    assert all(note.uncertain and "caught up" in note.reason for note in notes[12:15])
+    assert sum(note.ply == ply for note, ply in zip(notes, truth, strict=True)) == 39
+    assert notes[39].uncertain and notes[39].alternatives == (Ply.from_ptn("c2+"),)
+    assert silent_errors(notes, truth) == []

@@ -387,3 +387,67 @@ def test_a_placement_the_reader_surely_reads_two_high_is_asked_about_not_committ
     decisions = session.feed(replace(reading, squares=squares), 1.2)
     assert [type(d) for d in decisions] == [Ask]
     assert decisions[0].candidates[0].ply == Ply.from_ptn("a5")
+
+
+
+def _misread(board: dict, square: str) -> dict:
+    """`board` as a reader that reads `square`'s top in the other colour sees it."""
+    *under, (player, stone) = board[square]
+    return board | {square: (*under, (BLACK if player == WHITE else WHITE, stone))}
+
+
+CAUGHT_UP = "1,x4/x5/x2,1,x2/x2,2,x2/2,x4 1 3"
+
+
+def _played_on_out_of_sync(misread: tuple[str, ...]) -> tuple[Position, Session, list]:
+    """White's flat moved from c3 onto black's c2 and black's reply at once, `misread` read in
+    the other colour (c2: as if nothing had landed there); then white's next ply. -> the game
+    as played, the session, what the last board was decided."""
+    truth = Position.from_tps(CAUGHT_UP)
+    session = Session(Position.from_tps(CAUGHT_UP), desync_after_s=3.0)
+    session.board(truth, 2.0)
+
+    def seen() -> dict:
+        board = dict(truth.stacks())
+        for square in misread:
+            board = _misread(board, square)
+        return board
+
+    for ptn in ("c3-", "d4"):  # (no still board between the two)
+        truth.play(Ply.from_ptn(ptn))
+        session.hand(0.6)
+    assert [type(d) for d in session.board(seen(), 1.2)] == [Illegal]
+    truth.play(Ply.from_ptn("b4"))
+    session.hand(0.6)
+    return truth, session, session.board(seen(), 3.0)
+
+
+def test_plies_played_on_while_out_of_sync_are_caught_up_and_asked_in_the_order_seen(looks):
+    # fresh bench seed 3755 (7x7, tilt 7): `c4-` moved a light flat onto c3, read dark in a
+    # glare spot, and black's `c5` came before the board was still; no ply or pair fitted, white
+    # played `a5`, and the game was out of sync for its last 33 plies. Now the plies that lead
+    # from the game to the board are asked about, the one misread square allowed, in the order
+    # the boards on the way showed (`b4`, `d4`, `c3-` ends on the same board)
+    truth, session, decisions = _played_on_out_of_sync(("c2",))
+    if not looks:  # (on the reader's answers alone nothing changed is known: never caught up)
+        assert Desync in [type(d) for d in decisions]
+        return
+    assert [type(d) for d in decisions] == [Illegal, Resynced, Ask]
+    ask = decisions[-1]
+    best = ask.candidates[0]
+    assert [best.ply, best.then, *best.more] == [Ply.from_ptn(p) for p in ("c3-", "d4", "b4")]
+    assert "caught up" in ask.reason
+    assert commits(session.tracker.accept(best.ply)) == ["c3-", "d4", "b4"]
+    assert session.tracker.position.tps() == truth.tps()
+    assert session.tracker._misread_squares == {"c2"}  # read wrong still: asked about near it
+    truth.play(Ply.from_ptn("e1"))  # and the game goes on, c2 misread as before
+    session.hand(0.6)
+    assert commits(session.board(_misread(dict(truth.stacks()), "c2"), 1.2)) == ["e1"]
+
+
+def test_a_board_out_of_sync_that_plies_explain_only_with_two_squares_misread_stays_so(looks):
+    # the control: the same plies, a1 misread too; a catch-up allows the one misread that lost
+    # the game, not a board that fits by excusing more
+    _, session, decisions = _played_on_out_of_sync(("c2", "a1"))
+    assert [type(d) for d in decisions] == [Illegal, Desync]
+    assert session.tracker.state == "desync"
