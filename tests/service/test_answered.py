@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.service.camera import CameraPipeline
-from controller.tak import FLAT, WHITE, Ply, Position
+from controller.tak import BLACK, FLAT, WHITE, Ply, Position
 from controller.tracking import Ask, Tracker
 from controller.tracking.synthetic import hand_reading, position_reading, stacks_reading
 from tests.service.feeding import Feeder, idle_pipeline
@@ -86,3 +86,35 @@ def test_nothing_was_played_where_the_tracker_disagrees_rebuilds_it(tmp_path):
     pipeline, _truth = _asking_pipeline(tmp_path)
     pipeline.declined(Position(5))  # not the position the tracker stands on
     assert pipeline._resync
+
+
+def test_a_catch_up_answered_on_the_page_records_every_ply_it_names(tmp_path):
+    """Out of sync, the board as read is three plies on (c2, where white's flat landed, read in
+    its old top's colour): the question names "c3- then d4 then b4"; the page sends the first
+    ply and the reply, and the service records the third after them."""
+    pipeline = idle_pipeline(tmp_path)
+    start = "1,x4/x5/x2,1,x2/x2,2,x2/2,x4 1 3"
+    tracker, truth = Tracker(Position.from_tps(start)), Position.from_tps(start)
+    feed = Feeder(tracker).feed
+
+    def seen() -> object:  # c2's top read dark, as before the flat landed on it
+        board = dict(truth.stacks())
+        board["c2"] = (*board["c2"][:-1], (BLACK, FLAT))
+        return stacks_reading(5, board, appearance=True)
+
+    feed(position_reading(truth, appearance=True), 2.0)
+    for ptn in ("c3-", "d4"):
+        truth.play(Ply.from_ptn(ptn))
+        feed(hand_reading(5), 0.6)
+    feed(seen(), 1.2)  # illegal
+    truth.play(Ply.from_ptn("b4"))
+    feed(hand_reading(5), 0.6)
+    asks = [d for d in feed(seen(), 3.0) if isinstance(d, Ask)]
+    assert asks and "caught up" in asks[0].reason
+    best = asks[0].candidates[0]
+    pipeline.tracker, pipeline._resync = tracker, False
+    recorded = Position.from_tps(start)
+    recorded.play(best.ply)  # the game as the service recorded the answer
+    follows = pipeline.answered(best.ply, recorded, then=best.then)
+    assert [p.ptn() for p in follows] == ["d4", "b4"] and not pipeline._resync
+    assert tracker.position.tps() == truth.tps()
