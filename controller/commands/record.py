@@ -210,8 +210,9 @@ class Recorder:
                     # the reply seen at once with it (and any more): as unsure as the ply before
                     later = seen_with.pop(0)
                     replies = tuple(dict.fromkeys(
-                        c.then for c in others if later == best.then and c.ply == best.ply
-                        and c.then is not None and c.then != best.then))  # fmt: skip
+                        c.then for c in others
+                        if c.ply == best.ply and c.then is not None and c.then != best.then
+                    )) if later == best.then else ()  # (a catch-up's later plies: its reason)
                     why = (decision.reason if best.more
                            else f"made before the board was still after {best.ply.ptn()}")
                     self._write(PlyNote(follow.ply, True, replies, why))

@@ -72,16 +72,15 @@ class CatchUp:
         if not targets or len(targets) > CATCH_UP_SQUARES:
             return []
         found = _sequences(position, evidence, targets)
-        if found is None or not found:
+        if not found:  # (None: the budget ran out)
             return []
         since, boards = self._unmatched_boards
         earlier = boards if since == self.unmatched_since else []  # (this board not yet kept)
         by_result: dict[str, tuple[float, float, list[Ply]]] = {}
-        for cost, plies in found:
-            key = _result(position, plies)
+        for cost, result, plies in found:
             order = _order_cost(position, plies, earlier)
-            if key not in by_result or order < by_result[key][1]:
-                by_result[key] = (cost, order, plies)
+            if result not in by_result or order < by_result[result][1]:
+                by_result[result] = (cost, order, plies)
         ranked = sorted(by_result.values(), key=lambda r: (r[0], r[1]))
         candidates = tuple(
             Candidate(plies[0], cost, then=plies[1], more=tuple(plies[2:]))
@@ -96,21 +95,24 @@ class CatchUp:
     def _still_misread(self, evidence) -> set[str]:
         """The squares a catch-up's answer left the reader contradicting (`accept`) that it
         still contradicts as the game stands; the others are forgotten."""
-        costs = contradictions(self.position, evidence)
+        position = self.position
         self._misread_squares = {
-            sq for sq in self._misread_squares if costs.get(sq, 0.0) > WRONG_SQUARE_COST
+            sq
+            for sq in self._misread_squares
+            if contradiction(position.stack(sq), evidence.get(sq)) > WRONG_SQUARE_COST
         }
         return self._misread_squares
 
 
 def _sequences(position: Position, evidence, targets: set[str]
-               ) -> list[tuple[float, list[Ply]]] | None:  # fmt: skip
+               ) -> list[tuple[float, str, list[Ply]]] | None:  # fmt: skip
     """Sequences of 2..CATCH_UP_PLIES plies from `position` (left as it was), each touching
     `targets`, together touching all of them, whose result the reader contradicts as
-    `_caught_up` allows: (the result's cost, plies). None when the budget ran out."""
+    `_caught_up` allows: (the result's cost, the result as TPS, plies). None when the budget
+    ran out."""
     size = position.size
     before = position.stacks()
-    found: list[tuple[float, list[Ply]]] = []
+    found: list[tuple[float, str, list[Ply]]] = []
     judged = 0
 
     def judge(plies: list[Ply], touched: set[str]) -> None:
@@ -131,7 +133,7 @@ def _sequences(position: Position, evidence, targets: set[str]
         if unseen_pieces(position.stacks(), touched, evidence) >= UNSEEN_PIECES:
             return
         cost = sum(square_cost(position.stack(sq), ev) for sq, ev in evidence.items())
-        found.append((cost, list(plies)))
+        found.append((cost, position.tps(), list(plies)))
 
     def search(plies: list[Ply], touched: set[str]) -> bool:
         nonlocal judged
@@ -155,17 +157,6 @@ def _sequences(position: Position, evidence, targets: set[str]
         return True
 
     return found if search([], set()) else None
-
-
-def _result(position: Position, plies: list[Ply]) -> str:
-    """The position `plies` lead to, as TPS (`position` left as it was)."""
-    for ply in plies:
-        position.push(ply)
-    try:
-        return position.tps()
-    finally:
-        for _ in plies:
-            position.pop()
 
 
 def _order_cost(position: Position, plies: list[Ply], boards: list[dict]) -> float:
