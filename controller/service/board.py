@@ -302,10 +302,11 @@ class BoardService:
 
     async def ask(
         self, candidates: list[Ply], scores: list[float], reason: str = "",
-        then: list[Ply | None] | None = None,
+        then: list[Ply | None] | None = None, more: list[tuple[Ply, ...]] | None = None,
     ) -> Ambiguity | None:
         """The camera saw a change several plies explain: hold it and ask the players (None: one
-        of them was the computer's own ply, which is then recorded without asking)."""
+        of them was the computer's own ply, which is then recorded without asking). `then`,
+        `more`: per candidate, the plies the board shows played after it (`Ambiguity`)."""
         async with self.lock:
             if self.computer_move is not None and self.computer_move in candidates:
                 # the board looks like several plies, one of them the computer's own: that is the
@@ -314,16 +315,19 @@ class BoardService:
                 return None
             pending = self.session.ambiguity
             replies = list(then or [None] * len(candidates))
+            after = [tuple(m) for m in more or [()] * len(candidates)]
             if (pending is not None and pending.candidates == list(candidates)
-                    and pending.then == replies):  # (pairs differ in their replies too)
+                    and pending.then == replies and pending.more == after):
                 return pending  # the same question, still on the board: do not ask twice
-            amb = self.session.ask(candidates, scores, reason, replies)
+                # (pairs and catch-ups differ in what follows too)
+            amb = self.session.ask(candidates, scores, reason, replies, after)
             self.bus.publish("ambiguity", {"id": amb.id,
                                            "candidates": [c.ptn() for c in candidates],
                                            "scores": [round(s, 4) for s in scores],
                                            "reason": reason,
                                            "then": [None if t is None else t.ptn()
-                                                    for t in amb.then]})
+                                                    for t in amb.then],
+                                           "more": [[p.ptn() for p in m] for m in amb.more]})
             await self._show_leds()
             return amb
 
@@ -563,8 +567,8 @@ class BoardService:
             await self.leds.show(self.problem["kind"], squares=self.problem["squares"],
                                  position=position)
         elif self.session.ambiguity is not None:
-            asked = self.session.ambiguity  # (a pair's reply too: its squares are asked about)
-            plies = [*asked.candidates, *(t for t in asked.then if t is not None)]
+            # (what follows a candidate too, a pair's reply or a catch-up's plies: asked about)
+            plies = self.session.ambiguity.plies_named()
             squares = sorted({sq for ply in plies for sq in ply.squares(position.size)})
             await self.leds.show("ambiguity", squares=squares, position=position)
         elif self.computer_move is not None:

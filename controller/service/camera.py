@@ -619,7 +619,7 @@ class CameraPipeline:
                     self._resync = True
             case Ask(candidates=candidates, reason=reason):
                 await board.ask([c.ply for c in candidates], [c.cost for c in candidates], reason,
-                                [c.then for c in candidates])
+                                [c.then for c in candidates], [c.more for c in candidates])
             case Takeback(n=n):
                 await board.take_back(n, source="camera")
             case Illegal(squares=squares):

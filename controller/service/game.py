@@ -26,6 +26,19 @@ class Ambiguity:
     reason: str = ""  # why the camera asks, when it is not only close scores
     # per candidate, the reply seen played right after it (two plies at once), or None
     then: list[Ply | None] = field(default_factory=list)
+    # per candidate, the plies seen played after its reply (a catch-up after the board was out of
+    # sync: choosing the candidate records them all, in this order)
+    more: list[tuple[Ply, ...]] = field(default_factory=list)
+
+    def sequence(self, index: int) -> list[Ply]:
+        """Every ply choosing candidate `index` records, in order."""
+        then = self.then[index] if index < len(self.then) else None
+        more = self.more[index] if index < len(self.more) else ()
+        return [self.candidates[index], *([then] if then is not None else []), *more]
+
+    def plies_named(self) -> list[Ply]:
+        """Every ply the question names (the candidates, their replies, the plies after)."""
+        return [ply for i in range(len(self.candidates)) for ply in self.sequence(i)]
 
 
 @dataclass(frozen=True)
@@ -127,10 +140,12 @@ class GameSession:
 
     # --- ambiguity -----------------------------------------------------------------------------
     def ask(self, candidates: list[Ply], scores: list[float], reason: str = "",
-            then: list[Ply | None] | None = None) -> Ambiguity:  # fmt: skip
+            then: list[Ply | None] | None = None,
+            more: list[tuple[Ply, ...]] | None = None) -> Ambiguity:  # fmt: skip
         self._ambiguity_seq += 1
         self.ambiguity = Ambiguity(self._ambiguity_seq, list(candidates), list(scores), reason,
-                                   list(then or [None] * len(candidates)))  # fmt: skip
+                                   list(then or [None] * len(candidates)),
+                                   [tuple(m) for m in more or [()] * len(candidates)])  # fmt: skip
         return self.ambiguity
 
     def withdraw(self) -> Ambiguity | None:

@@ -46,7 +46,8 @@ def game_public(view: GameView) -> models.GamePublic:
         ambiguity=None if amb is None else models.AmbiguityPublic(
             id=amb.id, candidates=[c.ptn() for c in amb.candidates],
             scores=[round(s, 4) for s in amb.scores], reason=amb.reason,
-            then=[None if t is None else t.ptn() for t in amb.then]),
+            then=[None if t is None else t.ptn() for t in amb.then],
+            more=[[p.ptn() for p in m] for m in amb.more]),
         problem=view.problem,
         computer=None if view.computer is None else models.ComputerPublic(**view.computer),
         ptn=view.ptn,

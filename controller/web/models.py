@@ -180,6 +180,11 @@ class AmbiguityPublic(BaseModel):
         default_factory=list,
         description="per candidate, the reply the board shows played right after it (two plies "
                     "seen at once: choosing the candidate records both), or null")
+    more: list[list[str]] = Field(
+        default_factory=list,
+        description="per candidate, the plies the board shows played after its reply (a catch-up "
+                    "after the board was out of sync: choosing the candidate records them all, "
+                    "in order); empty for most questions")
 
 
 class ComputerPublic(BaseModel):

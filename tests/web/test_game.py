@@ -178,6 +178,26 @@ def test_a_pair_question_with_other_replies_is_a_new_question(web):
     assert g["ambiguity"]["then"] == ["Sd3"]
 
 
+def test_a_catch_up_question_names_every_ply_each_candidate_records(web):
+    """Out of sync, the board three plies on: the question names the plies after the reply too,
+    and a question that differs only in them is a new question."""
+    start(web)
+    play(web, "a1", "e5", "c3", "c2")
+    down, right, d4, b4, b2 = (Ply.from_ptn(p) for p in ("c3-", "c3>", "d4", "b4", "b2"))
+    first = web.server.call(web.board.ask([down, right], [0.1, 0.4], "caught up", [d4, d4],
+                                          [(b4,), (b4,)]))
+    g = web.client.get("/api/game").json()
+    assert g["ambiguity"]["then"] == ["d4", "d4"]
+    assert g["ambiguity"]["more"] == [["b4"], ["b4"]]
+    again = web.server.call(web.board.ask([down, right], [0.1, 0.4], "caught up", [d4, d4],
+                                          [(b4,), (b2,)]))
+    assert again.id != first.id  # the same first plies and replies, another third: asked anew
+    assert web.board.session.ambiguity.sequence(1) == [right, d4, b2]
+    plain = web.server.call(web.board.ask([down], [0.1]))
+    assert web.client.get("/api/game").json()["ambiguity"]["more"] == [[]]
+    assert plain.sequence(0) == [down]
+
+
 def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
     start(web)
     play(web, "a1", "e5")
@@ -185,7 +205,7 @@ def test_ambiguity_is_confirmed_by_picking_a_candidate(web):
     g = web.client.get("/api/game").json()
     assert g["state"] == "ambiguous"
     assert g["ambiguity"] == {"id": amb.id, "candidates": ["c3", "c4"], "scores": [0.1, 0.2],
-                              "reason": "", "then": [None, None]}
+                              "reason": "", "then": [None, None], "more": [[], []]}
     assert web.client.post("/api/game/ambiguity",
                            json={"ambiguity_id": amb.id, "candidate": 7}).status_code == 404
     assert web.client.post("/api/game/ambiguity",

@@ -13,6 +13,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from controller.service.config import Settings
 from controller.service.runner import build_board
+from controller.tak import Ply
 from controller.web.app import create_app
 from tests.web.server import LiveServer
 
@@ -200,6 +201,36 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     phone.close()
     context.close()
     assert errors == []
+
+
+def test_a_catch_up_question_shows_every_ply_it_would_record(browser, tmp_path):
+    """A question of the camera catching up after the board was out of sync names three plies
+    per candidate: each button reads all three, and the board marks every square they touch."""
+    from tests.web.conftest import TOKEN as WEB_TOKEN
+    from tests.web.conftest import make_web
+
+    web = make_web(tmp_path, sim=False)
+    try:
+        assert web.client.post("/api/games", json={"size": 5}).status_code == 201
+        for ptn in ("a1", "e5", "c3", "c2"):
+            assert web.client.post("/api/game/plies", json={"ptn": ptn}).status_code == 201
+        down, d4, b4 = (Ply.from_ptn(p) for p in ("c3-", "d4", "b4"))
+        web.server.call(web.board.ask(
+            [down], [0.2], "caught up after the board was out of sync", [d4], [(b4,)]))
+        page = browser.new_context(viewport={"width": 1280, "height": 1500}).new_page()
+        page.goto(web.url)
+        page.evaluate(f"localStorage.setItem('takboard.token', '{WEB_TOKEN}')")
+        page.reload()
+        banner = page.locator(".banner.ambiguity")
+        expect(banner).to_be_visible(timeout=10_000)
+        expect(banner.get_by_role("button", name="c3- then d4 then b4", exact=True)).to_be_visible()
+        # c3 and c2 (the spread), d4 and b4 (the plies after it)
+        expect(page.locator("#board rect[stroke='var(--warn)']")).to_have_count(4)
+        page.context.close()
+    finally:
+        web.client.close()
+        web.anon.close()
+        web.server.stop()
 
 
 @pytest.mark.slow

@@ -128,6 +128,13 @@ function drawStack(g, x, y, stack) {
   }
 }
 
+// Every ply choosing candidate `i` of a question records: the candidate, the reply seen with it
+// (two plies at once) and any plies after (a catch-up after the board was out of sync).
+function sequence(ambiguity, i) {
+  const then = (ambiguity.then || [])[i];
+  return [ambiguity.candidates[i], ...(then ? [then] : []), ...((ambiguity.more || [])[i] || [])];
+}
+
 function plySquares(ptn, size) {
   const m = /^([1-8]?)([FSC]?)([a-h])([1-8])([<>+-]?)([1-8]*)/.exec(ptn.replace(/^[FSC](?=[a-h])/, ""));
   if (!m) return [];
@@ -162,8 +169,8 @@ function renderGame() {
   const marks = {};
   const last = g.plies[g.plies.length - 1];
   if (last) for (const sq of plySquares(last.ptn, g.size)) marks[sq] = "#f2c14e";
-  if (g.ambiguity) {  // every square asked about: the candidates' and their replies' (two plies at once)
-    const asked = [...g.ambiguity.candidates, ...(g.ambiguity.then || []).filter(Boolean)];
+  if (g.ambiguity) {  // every square asked about: each candidate's and what follows it
+    const asked = g.ambiguity.candidates.flatMap((_, i) => sequence(g.ambiguity, i));
     for (const c of asked) for (const sq of plySquares(c, g.size)) marks[sq] = "var(--warn)";
   }
   for (const sq of g.problem?.squares || []) marks[sq] = "var(--bad)";
@@ -267,9 +274,8 @@ function renderBanners() {
       const why = document.createElement("span"); why.className = "reason";
       why.textContent = ` (${g.ambiguity.reason})`; div.appendChild(why);
     }
-    // two plies seen at once: the candidate is the first, and choosing it records its reply too
-    const label = (c, i) => (g.ambiguity.then || [])[i] ? `${c} then ${g.ambiguity.then[i]}` : c;
-    g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(label(c, i), () =>
+    // two plies seen at once (or more, catching up): choosing the candidate records them all
+    g.ambiguity.candidates.forEach((c, i) => div.appendChild(button(sequence(g.ambiguity, i).join(" then "), () =>
       act("POST", "/api/game/ambiguity", { ambiguity_id: g.ambiguity.id, candidate: i }), "candidate")));
     div.appendChild(button("another…", () => $("#manual-ply-text").focus()));
     div.appendChild(button("none: nothing was played", () =>
