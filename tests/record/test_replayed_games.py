@@ -969,3 +969,17 @@ def test_plies_played_on_over_a_misread_are_caught_up_and_a_call_resting_on_it_i
     assert sum(note.ply == ply for note, ply in zip(notes, truth, strict=True)) == 39
     assert notes[39].uncertain and notes[39].alternatives == (Ply.from_ptn("c2+"),)
     assert silent_errors(notes, truth) == []
+
+
+def test_a_placement_the_reader_never_saw_on_the_square_that_changed_most_is_offered():
+    # fresh bench seed 4052 (5x5, tilt 32): black's light flat on d3 at ply 37 changed d3 by 0.36,
+    # 3.6 times the board's noise and more than any other square, read empty at 0.99; white's
+    # `2d2<` came next. The question "a ply before this board was not seen" offered `c5>` alone
+    # (a flat onto a flat of its colour, invisible from above), which was wrong: the players had
+    # no right answer to tap. Now d3 is offered after it (the offline recorder's guess stays
+    # `c5>`, which the heights read favour). The first 470 frames, 38 plies.
+    recorder, truth = replay("seed4052-start.npz")
+    asked = recorder.notes[36]
+    assert truth[36] == Ply.from_ptn("d3") and asked.uncertain
+    assert Ply.from_ptn("d3") in [asked.ply, *asked.alternatives]
+    assert silent_errors(recorder.notes, truth) == []
