@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from controller.tak import Ply, Position
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
-from controller.tracking.scoring import mismatch
+from controller.tracking.scoring import mismatch, wrong_squares
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -146,7 +146,14 @@ class Revisions:
         seed 632: a light flat placed on b4, read empty at 0.87, turned a wall on e2 that the
         reader read at 1.00 into a capstone, and the plies since were played again without b4).
         """
-        if mismatch(self.position, evidence) <= self.config.match_cost:
+        # (a square the reader read against the game at the last match already, as it does
+        # now, says nothing new: fresh seed 4052, a light flat placed on d3 that the reader never
+        # saw, asked about and answered; eight plies later a wall it did not see either left no
+        # ply fitting, and the board, d3 read empty, "showed" the unseen spread that the
+        # question had offered instead: the whole game since was played again on it)
+        standing = set(wrong_squares(self.position, self._accepted)) if self._accepted else set()
+        news = [sq for sq in evidence if sq not in standing]
+        if mismatch(self.position, evidence, news) <= self.config.match_cost:
             return []
 
         def shows(dearer: float) -> float | None:  # the board, square by square, shows it

@@ -211,8 +211,14 @@ class Unseen:
                 if not fits():
                     continue
                 seen = sum(quiet_changes.get(sq, 0.0) for sq in altered) / len(altered)
-                news = sum(then.height_news(sq, len(after[sq]) - len(before.get(sq, ())))[0]
-                           for sq in altered)  # fmt: skip
+                # the heights the reader read change so count for the ply, and those it surely
+                # read unchanged against it (fresh seed 4052, tilt 32: `c5>` unseen, c5 and d5
+                # read two high before and after at 0.96, was guessed over the flat on d3)
+                news = 0.0
+                for sq in altered:
+                    grown = len(after[sq]) - len(before.get(sq, ()))
+                    favour, _, against = then.height_news(sq, grown)
+                    news += favour + against
                 # a placement the reader read as no piece at all is less likely than one it half
                 # saw (seed 1037: d3 read occupied at 0.7 and b4 surely empty, both changed 0.5)
                 there = quiet_evidence.get(ply.square) if ply.is_placement else None
@@ -223,10 +229,9 @@ class Unseen:
                 (resort if faint_only else found).append((news - seen + unseen, played))
             finally:
                 position.pop()
-        found.sort(key=lambda f: f[0])
         if not found:  # (alone it is no answer: the board stays unexplained, as before)
             return []
-        return found + sorted(resort, key=lambda f: f[0])
+        return sorted(found + resort, key=lambda f: f[0])
 
     def _placed_unseen(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
         """Plies that fit what changed and are ruled out only because the reader reads a square
