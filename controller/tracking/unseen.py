@@ -29,7 +29,7 @@ from controller.tracking.change import (
 from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE, SquareEvidence
 from controller.tracking.gate import StableReading
-from controller.tracking.scoring import wrong_squares
+from controller.tracking.scoring import W_KIND, wrong_squares
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -81,6 +81,18 @@ SHADOW_OF_STANDING = 0.3
 # Darker by this much (signature units, `change.darkened`), a square a dark piece came to changed
 # as that piece changes it, whatever its shadow did (`_dark_piece_came`)
 DARK_PIECE_DARKENS = 1.0
+
+
+def kind_unseen(ply: Ply, there: SquareEvidence | None) -> float:
+    """What a placement on a square the reader reads empty pays for its stone, in a question
+    that presumes a piece came there: the reader's lean between the kinds, had it seen a piece,
+    counted in full (`scoring` counts it only as far as the square may be occupied, which here
+    is next to nothing). Fresh bench seed 3388 (5x5): a wall on b4, read empty at 0.96 and,
+    given a piece, a wall at 0.99, was asked about as a flat first, 0.07 ahead (the wall's
+    prior), and guessed so; the game lost 4 of its 28 plies."""
+    if not ply.is_placement or there is None or there.p_occupied >= 0.5:
+        return 0.0
+    return W_KIND * (max(there.p_kind) - there.p_kind[ply.stone])
 
 
 class Unseen:
@@ -225,6 +237,8 @@ class Unseen:
                 unseen = max(0.0, 1.0 - 2.0 * there.p_occupied) if there is not None else 0.0
                 if ply.is_placement and ply.stone != FLAT:
                     unseen += UNSEEN_STANDING  # (offered, after the flat)
+                if there is not None:
+                    unseen += kind_unseen(played, there)
                 faint_only = ply.is_placement and ply.square == last_resort
                 (resort if faint_only else found).append((news - seen + unseen, played))
             finally:
@@ -257,7 +271,8 @@ class Unseen:
                     and not self._standing_piece_came(h.ply, sq))  # fmt: skip
 
         found = [
-            Candidate(h.ply, h.cost + h.contradiction - missed + self._standing_unseen(h.ply))
+            Candidate(h.ply, h.cost + h.contradiction - missed + self._standing_unseen(h.ply)
+                      + kind_unseen(h.ply, evidence.get(h.ply.square)))
             for h, squares, missed in self._misread_only(ranked, evidence, unseen)
             if not any(self.changes.get(sq, 0.0) < UNCHANGED_BELOW or shadow_only(h, sq)
                        for sq in squares)
@@ -307,7 +322,8 @@ class Unseen:
         if len(squares) != 1:  # (more than one: a hand's shadow or a knock, not one piece)
             return []
         square = squares[0]
-        found = [Candidate(h.ply, h.cost + h.contradiction) for h in ranked if h.ply is not None
+        found = [Candidate(h.ply, h.cost + h.contradiction + kind_unseen(h.ply, evidence[square]))
+                 for h in ranked if h.ply is not None
                  and h.ply.is_placement and h.ply.square == square]  # fmt: skip
         if not found:
             return []

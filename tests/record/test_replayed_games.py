@@ -985,3 +985,14 @@ def test_a_placement_the_reader_never_saw_on_the_square_that_changed_most_is_off
     assert notes[36].uncertain and "not seen" in notes[36].reason
     assert Ply.from_ptn("c5>") in notes[36].alternatives
     assert not any("revised" in note.reason for note in notes)
+
+
+def test_a_piece_read_empty_is_asked_about_as_the_kind_the_reader_leans_to():
+    # fresh bench seed 3388 (5x5, tilt 23): white's wall on b4 at ply 7, read empty at 0.96 and,
+    # given a piece, a wall at 0.99. The question "the look of b4 changed, but the reader sees
+    # no piece there" offered `b4` first, 0.07 ahead of `Sb4` (the wall's prior outweighed the
+    # lean, counted only as far as the square might be occupied), and the recorder guessed it.
+    # The lean, in a question that presumes a piece, now counts in full.
+    notes = replay("seed3388-start.npz")[0].notes
+    assert notes[6].ply == Ply.from_ptn("Sb4") and notes[6].uncertain
+    assert Ply.from_ptn("b4") in notes[6].alternatives
