@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from controller.tak import Ply, Position, TakError
 from controller.tracking.by_change import (
@@ -215,6 +215,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._looks: dict | None = None
         self._undecided_matched: tuple = (None, None)  # the board a close call was made on
         self._undecided_lifted = False  # ... and it fits only as pieces lifted (`_lifted_only`)
+        self._undecided_after = (False, False)  # ... and whether a hand / motion came before it
         # plies answered after a question: number -> the other candidates, each with how much
         # dearer than the answer it was judged then (for `_revise_asked`)
         self._asked: list[tuple[int, dict[Ply, float]]] = []
@@ -309,6 +310,16 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             self._lifted_waits = False
             self._reevaluate = False
             self._refused = False
+            if self._undecided is not None and not stable.fresh:
+                # a close call judged again on the same still board: the board still comes after
+                # the hand that made it, as on its first still frame (fresh bench seed 4196, 4x4,
+                # tilt 4: `c2<` onto a flat of its colour, unseen, was a close call against
+                # "nothing happened"; judged again a frame later, "nothing happened" won, but as a
+                # board no hand came before, so the ply missed was never looked for when the next
+                # ply fitted nothing, and 18 of 56 plies were lost)
+                after_hand, after_motion = self._undecided_after
+                stable = replace(stable, after_hand=stable.after_hand or after_hand,
+                                 after_motion=stable.after_motion or after_motion)
             return self._evaluate(stable)
         if (self.state == "tracking" and self._looks is not None and stable.appearance is not None
                 and not self._refused and not self._lifted_waits):
@@ -846,6 +857,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             elif stable.at - stable.since + 1e-9 < cfg.ask_after_s:
                 self._undecided = close()  # more frames average the noise out; judge again
                 self._undecided_matched = matched
+                self._undecided_after = (stable.after_hand, stable.after_motion)
                 self._undecided_lifted = by_change and self._lifted_only(
                     scored_near(), evidence, p
                 )

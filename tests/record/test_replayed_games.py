@@ -996,3 +996,15 @@ def test_a_piece_read_empty_is_asked_about_as_the_kind_the_reader_leans_to():
     notes = replay("seed3388-start.npz")[0].notes
     assert notes[6].ply == Ply.from_ptn("Sb4") and notes[6].uncertain
     assert Ply.from_ptn("b4") in notes[6].alternatives
+
+
+def test_a_close_call_against_nothing_judged_again_still_follows_the_hand():
+    # fresh bench seed 4196 (4x4, tilt 4): `c2<` moved a flat onto a flat of its colour, seen
+    # from above as next to nothing, a close call against "nothing happened" on the first still
+    # frame. Judged again on the next frame, "nothing happened" won, but that frame was taken
+    # for a board no hand came before: no question, and no ply missed looked for when black's
+    # `b4` came next, in the colour the game did not expect. A revision 3 plies back then made
+    # a pair fit by chance, and 18 of 56 plies were lost. The first 470 frames, 38 plies.
+    notes = replayed_exactly("seed4196-start.npz")
+    assert notes[35].uncertain and "nothing happened, or this" in notes[35].reason
+    assert not any("revised" in note.reason for note in notes[30:])
