@@ -1008,3 +1008,14 @@ def test_a_close_call_against_nothing_judged_again_still_follows_the_hand():
     notes = replayed_exactly("seed4196-start.npz")
     assert notes[35].uncertain and "nothing happened, or this" in notes[35].reason
     assert not any("revised" in note.reason for note in notes[30:])
+
+
+def test_a_flat_moved_beside_where_it_was_is_not_taken_for_its_own_shadow():
+    # fresh bench seed 4168 (4x4, tilt 4): `d4<` moved a light flat onto c4, which the reader
+    # read empty at 0.999; c4 brightened by 1.42 (the light alone) next to d4, whose look surely
+    # changed, and was put down to d4's shadow moving. A lone flat casts next to none: no ply
+    # fitted, the game went out of sync, and its last 16 plies were never recorded. Now only a
+    # neighbour that stands out (a wall, a capstone, a tall stack) before or after the ply makes
+    # a shadow of it, and `d4<` is asked about. The first 356 frames, 30 plies.
+    notes = replayed_exactly("seed4168-start.npz")
+    assert notes[28].uncertain and "the reader sees no piece there" in notes[28].reason

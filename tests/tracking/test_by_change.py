@@ -1218,9 +1218,12 @@ def test_a_shadow_lifted_off_an_empty_square_is_not_asked_about_as_a_piece_unsee
     # fresh bench seed 702 (tilt 1): a wall moved onto a flat of its colour changed nothing seen
     # from above, but the shadow it had cast on b1 was gone; b1, read empty, was asked about as
     # a piece the reader did not see (`b2-` for `b2>`), and a later spread came out one short.
-    # Here white's flat leaves c3 for d3, unseen there; c2 beside c3 brightens (its shadow gone)
+    # Here white's wall leaves c3 for d3, unseen there; c2 beside c3 brightens (its shadow
+    # gone). (A lone flat casts next to no shadow: its square's neighbour changed by the light
+    # alone is a piece unseen there, `test_a_flat_moved_beside_where_it_was_is_not_taken_for_
+    # its_own_shadow` in tests/record.)
     truth, camera = _two_plies_in()
-    camera.play(truth, "c3")
+    camera.play(truth, "Sc3")
     camera.play(truth, "a5")
     before = camera.reading(truth.stacks()).appearance["d3"]
     truth.play(Ply.from_ptn("c3>"))
