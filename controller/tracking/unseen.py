@@ -46,10 +46,10 @@ HALF_SEEN_RISE = 0.2
 # (fresh bench seed 1565, tilt 19: `Sf4`, read empty at 0.87, was asked about as `f4` alone)
 UNSEEN_STANDING = 1.0
 # A placement on the square whose look changed most on that quiet board, by this many times the
-# board's noise, is offered last even where the reader saw nothing come (`_unseen`: fresh bench
-# seed 4052, 5x5, tilt 32: a light flat placed on d3 changed it by 0.36, 3.6 times the board's
-# noise and more than any other square, read empty at 0.99; the one ply offered, a flat moved
-# onto a flat of its colour unseen, was wrong, and the players had no right answer to tap)
+# board's noise, is offered too even where the reader saw nothing come, never alone (`_unseen`:
+# fresh bench seed 4052, 5x5, tilt 32: a light flat placed on d3 changed it by 0.36, 3.6 times
+# the board's noise and more than any other square, read empty at 0.99; the one ply offered, a
+# flat moved onto a flat of its colour unseen, was wrong, and the players had no right answer)
 FAINTLY_SHOWS = 3.0
 # A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
 # or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
@@ -196,17 +196,17 @@ class Unseen:
                     if now is not None and then is not None else 0.0)  # fmt: skip
             return change >= faint or (change >= half_seen and rose >= HALF_SEEN_RISE)
 
-        # ... and the square that changed most, if faintly, is offered after every ply that
-        # shows (`FAINTLY_SHOWS`): a question must hold the right answer, even an unlikely one
+        # ... and the square that changed most, if faintly (`FAINTLY_SHOWS`), beside plies that
+        # show: a question must hold the right answer, even an unlikely one
         most = max(quiet_changes, key=quiet_changes.__getitem__, default=None)
-        last_resort = (
+        faintest = (
             most if most is not None and not shows(most)
             and quiet_changes[most] >= max(FLIP_MIN_CHANGE, FAINTLY_SHOWS * noise) else None
         )  # fmt: skip
-        resort: list[tuple[float, Ply]] = []
+        faint_plies: list[tuple[float, Ply]] = []  # (placements there: not an answer alone)
 
         for ply in list(position.legal_plies):
-            if ply.is_placement and not shows(ply.square) and ply.square != last_resort:
+            if ply.is_placement and not shows(ply.square) and ply.square != faintest:
                 continue
             touched = ply.squares(position.size)
             played = position.push(ply)
@@ -239,13 +239,13 @@ class Unseen:
                     unseen += UNSEEN_STANDING  # (offered, after the flat)
                 if there is not None:
                     unseen += kind_unseen(played, there)
-                faint_only = ply.is_placement and ply.square == last_resort
-                (resort if faint_only else found).append((news - seen + unseen, played))
+                faint_only = ply.is_placement and ply.square == faintest
+                (faint_plies if faint_only else found).append((news - seen + unseen, played))
             finally:
                 position.pop()
         if not found:  # (alone it is no answer: the board stays unexplained, as before)
             return []
-        return sorted(found + resort, key=lambda f: f[0])
+        return sorted(found + faint_plies, key=lambda f: f[0])
 
     def _placed_unseen(self, ranked: list[Hypothesis], evidence, appearance) -> list[Decision]:
         """Plies that fit what changed and are ruled out only because the reader reads a square
