@@ -317,9 +317,9 @@ class BoardService:
             replies = list(then or [None] * len(candidates))
             after = [tuple(m) for m in more or [()] * len(candidates)]
             if (pending is not None and pending.candidates == list(candidates)
-                    and pending.then == replies and pending.more == after):
+                    and pending.then == replies  # (pairs and catch-ups differ in what follows)
+                    and pending.more == after):
                 return pending  # the same question, still on the board: do not ask twice
-                # (pairs and catch-ups differ in what follows too)
             amb = self.session.ask(candidates, scores, reason, replies, after)
             self.bus.publish("ambiguity", {"id": amb.id,
                                            "candidates": [c.ptn() for c in candidates],

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from controller.tak import Ply, Position
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
-from controller.tracking.scoring import mismatch, wrong_squares
+from controller.tracking.scoring import mismatch
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -151,9 +151,9 @@ class Revisions:
         # saw, asked about and answered; eight plies later a wall it did not see either left no
         # ply fitting, and the board, d3 read empty, "showed" the unseen spread that the
         # question had offered instead: the whole game since was played again on it)
-        standing = set(wrong_squares(self.position, self._accepted)) if self._accepted else set()
-        news = [sq for sq in evidence if sq not in standing]
-        if mismatch(self.position, evidence, news) <= self.config.match_cost:
+        standing = self._wrong_at_last_match()
+        read_anew = [sq for sq in evidence if sq not in standing]
+        if mismatch(self.position, evidence, read_anew) <= self.config.match_cost:
             return []
 
         def shows(dearer: float) -> float | None:  # the board, square by square, shows it

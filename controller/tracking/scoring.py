@@ -135,9 +135,9 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
         # read empty: a piece there contradicts that, and the kind the reader leans to there
         # as far as it half saw a piece (continuous with a square read occupied at 0.5)
         return (W_OCCUPIED * sure(1.0 - evidence.p_occupied)
-                + 2.0 * evidence.p_occupied * _kind_against(evidence, stone))  # fmt: skip
+                + 2.0 * evidence.p_occupied * kind_against(evidence, stone))  # fmt: skip
     p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
-    out = W_COLOR * sure(1.0 - p_color_ok) + _kind_against(evidence, stone)
+    out = W_COLOR * sure(1.0 - p_color_ok) + kind_against(evidence, stone)
     height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
     # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
     # hypotheses through `square_cost`), and a height alone never makes a square "wrong".
@@ -145,7 +145,7 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
                      W_HEIGHT * evidence.height_weight * max(0.0, height_err - 1.0))  # fmt: skip
 
 
-def _kind_against(evidence: SquareEvidence, stone: int) -> float:
+def kind_against(evidence: SquareEvidence, stone: int) -> float:
     """How much likelier the reader's likeliest kind is than `stone`'s (0 if it is `stone`'s)."""
     return W_KIND * (max(evidence.p_kind) - evidence.p_kind[_KIND_INDEX[stone]])
 

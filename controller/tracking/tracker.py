@@ -402,7 +402,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                     break
                 out.append(Commit(self.position.play(later), 0.0, self.position.ply_count))
         if asked is not None and asked is self._catch_up_ask and self._accepted is not None:
-            self._misread_squares |= set(wrong_squares(self.position, self._accepted))
+            self._misread_squares |= self._wrong_at_last_match()
         # a revised ply: the plies recorded after it are played again on top of the answer
         replay = self._replay
         if self._replay_revised is not None and self._replay_revised[0] == played:
@@ -1016,6 +1016,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         height = self.position.height  # (of a square neither alters)
         return [sq for sq in {*mine, *theirs}
                 if mine.get(sq, height(sq)) != theirs.get(sq, height(sq))]  # fmt: skip
+
+    def _wrong_at_last_match(self) -> set[str]:
+        """The squares the reader read against the game on the board the game last matched (a
+        misread that stands: the same reading now says nothing new about them)."""
+        return set(wrong_squares(self.position, self._accepted)) if self._accepted else set()
 
     def _misread_before(self, squares: Iterable[str]) -> bool:
         """Did the reader, on the board the game last matched, read the height of a stack on one

@@ -29,7 +29,7 @@ from controller.tracking.change import (
 from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import FLIP_MIN_CHANGE, FLIP_OVER_NOISE, SquareEvidence
 from controller.tracking.gate import StableReading
-from controller.tracking.scoring import W_KIND, wrong_squares
+from controller.tracking.scoring import kind_against, wrong_squares
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -92,7 +92,7 @@ def kind_unseen(ply: Ply, there: SquareEvidence | None) -> float:
     prior), and guessed so; the game lost 4 of its 28 plies."""
     if not ply.is_placement or there is None or there.p_occupied >= 0.5:
         return 0.0
-    return W_KIND * (max(there.p_kind) - there.p_kind[ply.stone])
+    return kind_against(there, ply.stone)
 
 
 class Unseen:
@@ -385,7 +385,7 @@ class Unseen:
         placed and asked about, kept c2's, read empty as well, from being asked about; the game
         went out of sync and 5 plies were later recorded wrong without a mark)."""
         position, cfg = self.position, self.config
-        before = set(wrong_squares(position, self._accepted)) if self._accepted else set()
+        before = self._wrong_at_last_match()
         for h in ranked[: cfg.max_considered]:
             if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
                 continue
