@@ -101,8 +101,12 @@ class Revisions:
         a stack one too short).
 
         A ply is weighed with what the reader contradicts of it, and a revision with how much
-        dearer its alternative was judged when asked about (one not asked about: at least the
-        commit margin); the revision must come out ahead by `HINDSIGHT_MARGIN`. Among the many
+        dearer its alternative was judged when asked about (one not asked about: as much dearer
+        as the close call's own board scored it, and at least the commit margin; fresh bench
+        seed 4319: `3d3+21` asked about, `3d3+12` scored 1.52 dearer and not asked; the next
+        ply, a close call, fitted better with `3d3+12`, which at 0.6 dearer came out ahead, and
+        a right guess was revised wrong); the revision must come out ahead by
+        `HINDSIGHT_MARGIN`. Among the many
         plies from a square and the many close calls of a game, one that happens to fit about
         as well is always found (seed 31: a wall 40 plies back taken for a flat, 0.5 ahead).
         Tried in place of a close call: its other candidates, other stones on its square, and the
@@ -130,7 +134,7 @@ class Revisions:
                     if q in others or q.direction == original.direction]  # fmt: skip
 
         return self._revise_asked(alike, fits, "a later board fits it better",
-                                  unasked_dearer=cfg.commit_margin)  # fmt: skip
+                                  unasked_dearer=cfg.commit_margin, as_judged=True)  # fmt: skip
 
     def _revise_by_board(self, evidence, appearance) -> list[Decision]:
         """The board fits no ply, and a recent ply was asked about: does the whole board, as the
@@ -206,13 +210,15 @@ class Revisions:
         reason: str,
         *,
         unasked_dearer: float = 0.0,
+        as_judged: bool = False,
     ) -> list[Decision]:
         """Every revision: for each ply asked about in the last REVISE_DEPTH, the position is
         taken back to just before it and `alternatives(original, other candidates)` are tried in
         its place, each with the plies since played on top; `fits(dearer)` says how well the
         board then fits (lower is better; None: it does not), `dearer` being how much dearer than
         the original that alternative was judged when asked about (`unasked_dearer` if it was not
-        a candidate). The best fit of all wins (newest first among equals: bench seed 37, where
+        a candidate; `as_judged`: or as much dearer as it was scored on the close call's board,
+        if more). The best fit of all wins (newest first among equals: bench seed 37, where
         the newest close call's other answer let a ply fit by chance, and the one that was wrong,
         7 plies older, let the ply played fit exactly). Then `Takeback` to it and `Ask` again,
         that alternative first; once answered, `accept` plays the plies since again (one of them
@@ -238,9 +244,12 @@ class Revisions:
                     could[k] = _redirected(position, popped[-1])
             popped.reverse()  # oldest first
             original, later = popped[0], popped[1:]
+            judged = self._judged_then.get(number, {}) if as_judged else {}
             try:
                 for alternative in alternatives(original, list(others)):
-                    dearer = others.get(alternative, unasked_dearer) + PER_PLY_BACK * (back - 1)
+                    dearer = others.get(
+                        alternative, max(unasked_dearer, judged.get(alternative, 0.0))
+                    ) + PER_PLY_BACK * (back - 1)  # fmt: skip
                     found = self._played_then(alternative, later,
                                               lambda more, d=dearer: fits(d + more), quiet,
                                               could)  # fmt: skip

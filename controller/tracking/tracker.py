@@ -219,6 +219,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         # plies answered after a question: number -> the other candidates, each with how much
         # dearer than the answer it was judged then (for `_revise_asked`)
         self._asked: list[tuple[int, dict[Ply, float]]] = []
+        # ... and number -> the plies judged on the same board but not asked about, each with
+        # how much dearer than the answer (for `_hindsight`; only a close call's own board: see
+        # `_judged_close`)
+        self._judged_then: dict[int, dict[Ply, float]] = {}
+        # the candidates of the last close call, with every ply scored on its board
+        self._judged_close: tuple[tuple[Candidate, ...], dict[Ply, float]] = ((), {})
         # plies to play again after a revised ply is answered: as recorded, and as the revision's
         # alternative would have them (it may have changed one: `_played_then`)
         self._replay: list[Ply] = []
@@ -386,6 +392,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             cost = next((c.cost for c in asked.candidates if c.ply == played), 0.0)
             others = {c.ply: max(0.0, c.cost - cost) for c in asked.candidates if c.ply != played}
             self._asked.append((self.position.ply_count, others))
+            candidates, scored = self._judged_close
+            self._judged_then[self.position.ply_count] = {
+                q: max(0.0, score - cost) for q, score in scored.items()
+                if q != played and q not in others
+            } if candidates == asked.candidates else {}  # fmt: skip
         out: list[Decision] = [Commit(played, 0.0, self.position.ply_count)]
         if then is None and asked is not None:
             then = next((c.then for c in asked.candidates if c.ply == played), None)
@@ -820,8 +831,15 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             weighed = sorted((h.cost + ASK_CONTRADICTED * h.contradiction
                               + self._faint_left(h, alike, judge), i)
                              for i, h in enumerate(alike))  # fmt: skip
-            return Ask(tuple(Candidate(alike[i].ply, score)
-                             for score, i in weighed)[: cfg.max_candidates])  # fmt: skip
+            candidates = tuple(Candidate(alike[i].ply, score)
+                               for score, i in weighed)[: cfg.max_candidates]  # fmt: skip
+            # the plies not asked about were judged on this board too: a revision by a later
+            # board must find one as much dearer as it came out here (`_hindsight`)
+            self._judged_close = (candidates, {
+                h.ply: h.cost + ASK_CONTRADICTED * h.contradiction
+                for h in below[: cfg.max_considered] if h.ply is not None
+            })  # fmt: skip
+            return Ask(candidates)
 
         if best.ply is not None and by_change and not after_unmatched:
             both = self._pair_instead(evidence, p, changed, best, stable.appearance,

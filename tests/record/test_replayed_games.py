@@ -1019,3 +1019,14 @@ def test_a_flat_moved_beside_where_it_was_is_not_taken_for_its_own_shadow():
     # a shadow of it, and `d4<` is asked about. The first 356 frames, 30 plies.
     notes = replayed_exactly("seed4168-start.npz")
     assert notes[28].uncertain and "the reader sees no piece there" in notes[28].reason
+
+
+def test_a_count_judged_far_dearer_on_its_own_board_is_not_revised_to_by_a_later_close_call():
+    # fresh bench seed 4319 (5x5): `3d3+21` was asked about (against `4d3+22`, `4d3+31`); its
+    # board had scored `3d3+12` 1.52 dearer, not close enough to ask. The next ply, `d3+`, fitted
+    # only as a close call, and with `3d3+12` in place of ply 46 it fitted better: a revision not
+    # asked about was taken as the commit margin (0.6) dearer, came out ahead, and a right guess
+    # was changed to a wrong one. A ply scored on the close call's own board is now as much
+    # dearer as it was scored there. The first 610 frames, 47 plies.
+    notes = replayed_exactly("seed4319-start.npz")
+    assert notes[45].ply == Ply.from_ptn("3d3+21") and notes[45].uncertain
