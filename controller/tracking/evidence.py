@@ -36,6 +36,11 @@ class SquareEvidence:
     # P(height = 1, 2, ...) given occupied, where the reader gave its whole belief (scoring then
     # weighs every height by it, not only the call)
     height_p: tuple[float, ...] | None = None
+    # per kind (flat, wall, cap): how sure the reader is of the kind it calls (its calibrated
+    # confidence, no surer than its own probability), 0 for the kinds it does not call. Unlike
+    # `p_kind` it carries no doubt between wall and capstone: it says when a call settles a
+    # placement's kind (`TrackerConfig.kind_sure`)
+    kind_sure: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def occupied(self) -> bool:
@@ -81,6 +86,8 @@ def square_evidence(square) -> SquareEvidence:
     else:  # the call alone: the rest shared evenly
         rest = (1.0 - kind_conf) / 2
         p_kind = [kind_conf if k == square.kind else rest for k in KINDS]
+    called = KINDS.index(square.kind) if square.kind in KINDS else None
+    sure = min(kind_conf, p_kind[called]) if called is not None else 0.0
     return SquareEvidence(
         p_occupied=empty_conf,
         p_light=p_light,
@@ -88,6 +95,7 @@ def square_evidence(square) -> SquareEvidence:
         height=float(square.height),
         height_weight=height_conf,
         height_p=_heights(getattr(square, "height_probabilities", None)),
+        kind_sure=tuple(sure if k == called else 0.0 for k in range(3)),  # type: ignore[arg-type]
     )
 
 
@@ -128,8 +136,10 @@ def average(frames: Iterable[Mapping[str, SquareEvidence]]) -> dict[str, SquareE
         whole = [e.height_p for e in seen if e.height_p is not None]
         height_p = (tuple(sum(col) / len(whole) for col in zip(*whole, strict=True))
                     if whole else None)  # fmt: skip
+        # (a kind called on some frames only is as sure as its share of them)
+        kind_sure = tuple(sum(e.kind_sure[i] for e in seen) / m for i in range(3))
         out[name] = SquareEvidence(p_occ, p_light, p_kind, height, weight / m,  # type: ignore[arg-type]
-                                   height_p)  # fmt: skip
+                                   height_p, kind_sure)  # type: ignore[arg-type]
     return out
 
 

@@ -150,6 +150,11 @@ def kind_against(evidence: SquareEvidence, stone: int) -> float:
     return W_KIND * (max(evidence.p_kind) - evidence.p_kind[_KIND_INDEX[stone]])
 
 
+def sure_of_kind(evidence: SquareEvidence | None, stone: int) -> float:
+    """How sure the reader is that the top is a `stone` (0 where it calls another kind)."""
+    return evidence.kind_sure[_KIND_INDEX[stone]] if evidence is not None else 0.0
+
+
 def contradictions(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:
     return {name: contradiction(position.stack(name), ev) for name, ev in evidence.items()}
 

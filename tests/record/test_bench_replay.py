@@ -62,7 +62,7 @@ def test_a_replay_run_lists_the_games_whose_figures_changed_since_an_earlier_run
                   "--against", str(tmp_path / "before.json"))  # fmt: skip
     assert changed.returncode == 0, changed.stderr
     assert "1 of 1 games changed" in changed.stdout
-    assert "(20, 0, 4, 21) -> (19, 0, 4, 21)" in changed.stdout  # the 21st ply: one too many
+    assert "(20, 0, 3, 21) -> (19, 0, 3, 21)" in changed.stdout  # the 21st ply: one too many
 
 
 def test_replay_says_what_is_wrong_with_a_path_or_a_file(tmp_path):
@@ -79,13 +79,13 @@ def test_a_replay_run_is_compared_with_the_games_as_bench_record_ran_them(tmp_pa
     size, readings, plies = load_readings(game)
     save_readings(tmp_path / "seed1565.npz", size, readings, plies, "test")
     # bench/record.py --json: a list of games by seed (as `--save-readings` names their files)
-    ran = {"seed": 1565, "size": size, "plies": 21, "recorded": 21, "exact": 21, "unsure": 4,
+    ran = {"seed": 1565, "size": size, "plies": 21, "recorded": 21, "exact": 21, "unsure": 3,
            "silent_errors": 0, "first_error": ""}  # fmt: skip
     (tmp_path / "record.json").write_text(json.dumps({"summary": {}, "games": [ran]}))
     out = run("bench/replay.py", str(tmp_path / "seed1565.npz"),
               "--against", str(tmp_path / "record.json"))  # fmt: skip
     assert out.returncode == 0, out.stderr
-    assert "1 of 1 games changed" in out.stdout and "(21, 0, 4, 21) -> (20, 0, 4, 21)" in out.stdout
+    assert "1 of 1 games changed" in out.stdout and "(21, 0, 3, 21) -> (20, 0, 3, 21)" in out.stdout
 
     (tmp_path / "other.json").write_text(json.dumps({"games": [{"seed": 1}]}))
     bad = run("bench/replay.py", str(game), "--against", str(tmp_path / "other.json"))

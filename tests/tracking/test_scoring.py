@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from controller.tak import CAP, FLAT, WHITE, Ply, Position
-from controller.tracking.evidence import board_evidence, square_evidence
-from controller.tracking.scoring import contradiction, height_error, score_plies
+from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
+from controller.tracking.evidence import average, board_evidence, square_evidence
+from controller.tracking.scoring import contradiction, height_error, score_plies, sure_of_kind
 from controller.tracking.synthetic import stacks_reading
 from vision.reading import SquareReading
 
@@ -79,6 +79,23 @@ def test_a_kinds_runner_up_is_the_one_the_reader_leant_to_not_an_even_share():
     # share of doubt, `WALL_CAP_DOUBT`, still goes to the other of the two)
     flat, wall, cap = square_evidence(replace(flat, kind_probabilities=None)).p_kind
     assert wall == pytest.approx(cap)
+
+
+def test_how_sure_the_reader_is_of_a_kind_is_its_calibrated_call_never_shared_with_another():
+    wall = SquareReading(False, "dark", "wall", 1, confidence=0.99, kind_confidence=0.99,
+                         kind_probabilities=(0.004, 0.995, 0.001))  # fmt: skip
+    ev = square_evidence(wall)
+    assert sure_of_kind(ev, WALL) == pytest.approx(0.99)  # the calibrated confidence
+    assert sure_of_kind(ev, CAP) == 0.0 and sure_of_kind(ev, FLAT) == 0.0
+    assert ev.p_kind[2] > 0.25  # (the scores still share a wall call with the capstone)
+    # no surer than the reader's own probability for it
+    assert sure_of_kind(square_evidence(replace(wall, kind_probabilities=(0.05, 0.9, 0.05))),
+                        WALL) == pytest.approx(0.9)  # fmt: skip
+    # over a still board's frames: a kind called on half of them is half as sure
+    cap = replace(wall, kind="cap", kind_probabilities=(0.004, 0.001, 0.995))
+    both = average([{"c3": ev}, {"c3": square_evidence(cap)}])["c3"]
+    assert sure_of_kind(both, WALL) == pytest.approx(0.495)
+    assert sure_of_kind(square_evidence(_read_empty(0.9, (0.0, 1.0, 0.0))), WALL) == 0.0
 
 
 def _read_empty(empty_confidence: float, lean: tuple[float, ...] | None) -> SquareReading:

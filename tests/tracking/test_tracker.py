@@ -130,6 +130,24 @@ def test_a_scripted_game_is_recorded_ply_by_ply(looks):
     assert session.tracker.position.tps() == truth.tps()
 
 
+def test_a_wall_or_capstone_the_reader_is_sure_of_is_committed_and_a_doubtful_one_asked(looks):
+    # A wall pays the stone prior and shares its call with the capstone (the two look alike), so
+    # on cost alone it can never lead the same square's other kinds by `kind_margin`: every wall
+    # and capstone was asked about, however sure the reader. A call 0.98 sure or more settles it.
+    for sure, asked_expected in ((0.99, []), (0.97, ["Sc2", "Cd2"])):
+        truth, session = Position(5), Session(Position(5))
+        session.board(truth, 2.0, confidence=sure)
+        asked = []
+        for ptn in ["a1", "e5", "c3", "Sc2", "Cd2"]:
+            for decision in session.play(truth, ptn, confidence=sure):
+                if isinstance(decision, Ask):
+                    asked.append(decision.candidates[0].ply.ptn())
+                    session.log.extend((session.t, d) for d in session.tracker.accept(
+                        decision.candidates[0].ply))  # fmt: skip
+        assert asked == asked_expected, sure
+        assert commits(d for _, d in session.log) == ["a1", "e5", "c3", "Sc2", "Cd2"], sure
+
+
 def test_hand_resting_over_the_board_for_ten_seconds_changes_nothing():
     truth, session = Position(5), Session(Position(5))
     session.board(truth, 2.0)
