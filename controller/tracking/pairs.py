@@ -39,6 +39,10 @@ PHANTOM_DOUBT = 1.0
 # ... and a piece read beside a wall or capstone just placed, this surely or less (p occupied),
 # is more likely the standing piece's own image than a reply (`_pair_instead`)
 PHANTOM_OCCUPIED = 0.75
+# ... and a standing piece read where a ply just emptied a square, beside a wall or capstone, is
+# that piece's image when the reader reads it in that piece's colour at least this likely (a
+# reader sure of the other colour sees another piece; one in doubt may see the image)
+IMAGE_COLOUR_DOUBT = 0.35
 
 
 class TwoPlies:
@@ -246,8 +250,7 @@ class TwoPlies:
             return pairs
         cfg = self.config
         alone = next((h for h in self.last.ranked if h.ply == best.ply), None)
-        if (alone is None or alone.structure is None or alone.structure > cfg.structure_ok
-                or alone.colour_contradiction > 2 * cfg.match_cost):  # fmt: skip
+        if alone is None or alone.structure is None or alone.structure > cfg.structure_ok:
             return pairs
         single = Candidate(best.ply, alone.cost + alone.contradiction)
         position = self.position
@@ -258,19 +261,26 @@ class TwoPlies:
             image = self._image_of_standing(reply.square, beside)
         finally:
             position.pop()
+        # (a standing piece's image may be read as surely as a piece: fresh bench seed 4443, 4x4,
+        # tilt 32: `a1>` emptied a1 beside a light wall, a1 was then read a wall at 0.98 in no
+        # colour surely, and the question offered only "a1> then Sa1" or "a1> then a1")
+        if alone.colour_contradiction > 2 * cfg.match_cost and not image:
+            return pairs
         if (tall and alone.colour_contradiction <= PHANTOM_DOUBT) or image:
             return (single, *pairs)[: cfg.max_candidates]
         return (*pairs[: cfg.max_candidates - 1], single)
 
     def _image_of_standing(self, square: str, beside: list[str]) -> bool:
         """Does the reader read on `square` a standing piece in the colour of a wall or capstone
-        on top of one of the squares `beside` it (in the position as it stands)?"""
+        on top of one of the squares `beside` it (in the position as it stands), or in no colour
+        surely (`IMAGE_COLOUR_DOUBT`)?"""
         ev = self.last.evidence.get(square) if self.last is not None else None
         if ev is None or ev.p_occupied < 0.5 or ev.p_kind[0] >= 0.5:
             return False
-        read = WHITE if ev.p_light >= 0.5 else 1 - WHITE
         tops = (self.position.top(sq) for sq in beside)
-        return any(top is not None and top[1] != FLAT and top[0] == read for top in tops)
+        return any(top is not None and top[1] != FLAT
+                   and (ev.p_light if top[0] == WHITE else 1.0 - ev.p_light) >= IMAGE_COLOUR_DOUBT
+                   for top in tops)  # fmt: skip
 
     def _pairs(self, evidence, p, changed) -> tuple[Candidate, ...]:
         """Pairs of plies that fit the board by change, and that the reader does not confidently

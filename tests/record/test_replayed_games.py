@@ -1031,3 +1031,15 @@ def test_a_count_judged_far_dearer_on_its_own_board_is_not_revised_to_by_a_later
     # dearer as it was scored there. The first 610 frames, 47 plies.
     notes = replayed_exactly("seed4319-start.npz")
     assert notes[45].ply == Ply.from_ptn("3d3+21") and notes[45].uncertain
+
+
+def test_a_wall_read_surely_in_no_colour_where_a_ply_left_beside_a_wall_is_its_image():
+    # fresh bench seed 4443 (4x4, tilt 32): the last ply, `a1>`, emptied a1 beside a light wall
+    # on a2, and the reader then read a wall on a1 at 0.98, light or dark at even odds: the
+    # wall's image. The ply alone was ruled out by that sure reading, and the question offered
+    # only "a1> then Sa1" and "a1> then a1": a ply was recorded that nobody played. A standing
+    # piece read where a ply left, next to one standing in a colour it does not rule out, is
+    # now that piece's image, however surely read, and the ply alone comes first.
+    recorder, truth = replay("seed4443.npz")
+    assert [note.ply for note in recorder.notes] == truth
+    assert recorder.notes[-1].uncertain  # (still asked about, with the pair)
