@@ -875,6 +875,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 # commit that quietly.
                 why = "the board did not match the game just before"
                 out += self._ask(Ask(close().candidates, why), matched)
+            elif margin >= needed and not doubted and by_change and (
+                unseen_rival := self._unseen_rival(best, ranked, evidence, p)
+            ):
+                out += self._ask(unseen_rival, matched)
             elif (margin >= needed and not doubted and by_change
                   and self._held_in_hand(best, evidence, p, stable)):  # fmt: skip
                 self._held = (best.ply, matched)  # judged again when it has stood, or on the
