@@ -380,12 +380,19 @@ class Unseen:
         """The best-ranked plies that fit what changed and that the reader reads as they leave
         every square but those where `misread(square)` holds (called with the ply played):
         (the ply's hypothesis, those squares, the part of its colour contradiction on them).
-        A square the ply leaves alone that the reader misread as it does now at the last match
+        A square the ply leaves alone that the reader read as it does now at the last match
         too counts for none (fresh bench seed 1396: a light flat on a2, read empty since it was
         placed and asked about, kept c2's, read empty as well, from being asked about; the game
         went out of sync and 5 plies were later recorded wrong without a mark)."""
         position, cfg = self.position, self.config
-        before = self._wrong_at_last_match()
+        # (and one read now as it was read then, against the game, however surely either time:
+        # fresh bench seed 4454, 4x4, tilt 4, a dark wall on a3 read bare at 0.62 then and 0.70
+        # now crossed the bar for a square read wrong, and `b3`, a dark flat the reader did not
+        # see either, was reported illegal; the game went out of sync for its last 6 plies)
+        before = self._wrong_at_last_match() | {
+            sq for sq, then in (self._accepted or {}).items()
+            if sq in evidence and evidence[sq].label() == then.label()
+        }
         for h in ranked[: cfg.max_considered]:
             if h.ply is None or h.structure is None or h.structure > cfg.structure_ok:
                 continue
