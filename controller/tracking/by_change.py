@@ -249,6 +249,13 @@ def unseen_pieces(stacks: Mapping[str, Stack], squares: Iterable[str],
     return out
 
 
+def other_drops(a: Ply, b: Ply) -> bool:
+    """Are `a` and `b` spreads off one square in one direction: the same spread, but for its
+    count or drops? (They differ in heights only, the reader's weakest calls.)"""
+    return (not a.is_placement and not b.is_placement and a.square == b.square
+            and a.direction == b.direction)  # fmt: skip
+
+
 def touching_pairs(position: Position, squares: set[str]) -> Iterator[tuple[Ply, Ply]]:
     """Every pair of plies, the player to move's and then the reply, that each touch one of
     `squares`, yielded with both played on `position` (taken back before the next pair; the

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.tak import Ply, Position
+from controller.tracking.by_change import other_drops
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.scoring import mismatch
 
@@ -45,8 +46,7 @@ def _same_spread(position: Position, ply: Ply) -> list[Ply]:
     size = position.size
     end = ply.squares(size)[-1]
     return [q for q in position.legal_plies
-            if not q.is_placement and q.square == ply.square and q.direction == ply.direction
-            and q != ply and q.squares(size)[-1] == end]  # fmt: skip
+            if other_drops(q, ply) and q != ply and q.squares(size)[-1] == end]
 
 
 def _redirected(position: Position, ply: Ply, squares: set[str] | None = None) -> set[Ply]:

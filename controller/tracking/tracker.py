@@ -48,6 +48,7 @@ from controller.tracking.by_change import (
     ChangeJudge,
     Judged,
     neighbours,
+    other_drops,
     top_colour_kept,
 )
 from controller.tracking.catch_up import CatchUp
@@ -802,8 +803,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 needed = cfg.kind_margin
             # the same spread with other counts: told apart by heights only
             def other_count(q: Ply) -> bool:
-                return (not q.is_placement and q.square == ply.square
-                        and q.direction == ply.direction)  # fmt: skip
+                return other_drops(q, ply)
 
             if not ply.is_placement and rival_within(cfg.count_margin, other_count):
                 needed = max(needed, cfg.count_margin)

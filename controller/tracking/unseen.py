@@ -16,6 +16,7 @@ from controller.tracking.by_change import (
     ChangeJudge,
     colour_contradiction,
     neighbours,
+    other_drops,
     stands_out,
     top_colour_kept,
 )
@@ -514,7 +515,7 @@ class Unseen:
         for h in ranked[: cfg.max_considered]:
             if (h.ply is None or h.ply == best.ply or h.structure is None
                     or h.structure > cfg.structure_ok
-                    or _same_spread(h.ply, best.ply)):  # fmt: skip
+                    or other_drops(h.ply, best.ply)):  # fmt: skip
                 continue
             unseen = [sq for sq in h.altered
                       if sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED
@@ -592,8 +593,3 @@ class Unseen:
         finally:
             position.pop()
 
-
-def _same_spread(a: Ply, b: Ply) -> bool:
-    """Are `a` and `b` spreads off one square in one direction (other counts or drops)?"""
-    return (not a.is_placement and not b.is_placement and a.square == b.square
-            and a.direction == b.direction)  # fmt: skip
