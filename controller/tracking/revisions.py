@@ -227,6 +227,10 @@ class Revisions:
         position = self.position
         self._asked = [(n, o) for n, o in self._asked
                        if position.ply_count - REVISE_DEPTH < n <= position.ply_count]  # fmt: skip
+        # (kept as long as the questions they go with: a long game's close calls would otherwise
+        # pile up; those of plies taken back stay, for when they are played again)
+        oldest = position.ply_count - REVISE_DEPTH
+        self._judged_then = {n: j for n, j in self._judged_then.items() if n > oldest}
         # (score, number, alternative, original, the plies since as they would be played again)
         best: tuple[float, int, Ply, Ply, list[Ply]] | None = None
         asked = {n for n, _ in self._asked}
