@@ -31,7 +31,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import CAP, WALL, Ply, Position, square_name
+from controller.tak import CAP, WALL, WHITE, Ply, Position, square_name
 from controller.tracking import (
     Ask,
     Candidate,
@@ -53,6 +53,10 @@ from controller.tracking import (
 # seed 2420: a wall read as a flat 94-98 % sure on every frame, 1.09 ahead, written unmarked; on
 # the 1,124 stored games silent errors 4 -> 3 for 0.6 % more plies marked).
 OFFLINE = TrackerConfig(kind_margin=1.10)
+# how sure the reader must be that a placed piece is there, and of its colour, for it to settle
+# whose turn it was after a ply that may have been one or two (`Recorder._confirm_count`): the
+# level at which the tracker takes a wall's or capstone's kind as settled (`kind_sure`)
+COUNT_SURE = 0.98
 
 
 class RecordError(ValueError):
@@ -119,6 +123,9 @@ class Recorder:
     # an unsure ply nobody answered that may have been one ply or two: every ply after it may be
     # numbered wrong (its number; None when there is none)
     _count_doubt: int | None = None
+    # ... and how many guesses since (it, a later "one ply or two", a pair guessed): each may
+    # have put the count one off
+    _count_guesses: int = 0
     # what to tell a reader of the PTN when the board showed play after the recorded end
     # (`PlayedOn`); "" when it did not
     played_on: str = ""
@@ -180,6 +187,7 @@ class Recorder:
         decision = event.decision
         events = [event]
         if isinstance(decision, Commit):
+            self._confirm_count(decision)
             note = self._follow_doubt(decision.ply, decision.number)
             if not note.uncertain:
                 note = self._spread_from_doubt(decision) or note
@@ -197,7 +205,9 @@ class Recorder:
             self._doubt.update(heights)  # this ply is the nearest cause to name
             self._wall_doubt.update(walls)
             if one_or_two and self._count_doubt is None:  # (the first such names the cause)
-                self._count_doubt = number
+                self._count_doubt, self._count_guesses = number, 1
+            elif self._count_doubt is not None and (one_or_two or best.then is not None):
+                self._count_guesses += 1  # (another count that may be one off)
             # (pairs sharing their first ply differ in the reply: each ply names its own others)
             # (a catch-up's others are whole sequences of plies: its reason names them)
             firsts = () if any(c.more for c in decision.candidates) else tuple(
@@ -402,6 +412,33 @@ class Recorder:
         if not why:
             return PlyNote(ply)
         return PlyNote(ply, True, (), "; ".join(why))
+
+    def _confirm_count(self, commit: Commit) -> None:
+        """Clear `_count_doubt` when `commit` proves the turn's parity: a flat, wall or capstone
+        placed after the unsure ply, committed on a board where the reader saw it alone on its
+        square, surely of the colour of the player whose turn the game as recorded gives. Had
+        the unsure ply been one ply where two were recorded (or two where one), that player's
+        opponent would be to move, and this piece would be of the other colour (from ply 3 on,
+        each player places their own). Until then every later ply is marked; a single early
+        pair in doubt marked the rest of the game (fresh bench seed 4443: 22 plies after ply
+        21, every one of them right). Only while that ply is the one guess of a count since:
+        two guesses wrong put the count two off with the turn's parity right (bench seed 2765:
+        `2b3-11` guessed as `b3-` twice, then "b3 then c3<" for `c3<`; ply 36 was placed in its
+        player's colour, and numbered two late)."""
+        doubt = self._count_doubt
+        ply, number = commit.ply, commit.number
+        last = self.tracker.last
+        if (doubt is None or self._count_guesses > 1 or not ply.is_placement
+                or number <= max(doubt + 1, 3)
+                or last is None or commit not in last.decisions):  # fmt: skip
+            return
+        seen = last.evidence.get(ply.square)
+        stack = self.tracker.position.stack(ply.square)
+        if seen is None or len(stack) != 1 or seen.p_occupied < COUNT_SURE:
+            return
+        p_colour = seen.p_light if stack[0][0] == WHITE else 1.0 - seen.p_light
+        if p_colour >= COUNT_SURE:
+            self._count_doubt = None
 
     def _spread_from_doubt(self, commit: Commit) -> PlyNote | None:
         """A ply the tracker was sure of, as an unsure note when a spread from a square whose

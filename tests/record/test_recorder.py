@@ -11,9 +11,10 @@ import pytest
 from controller import cli
 from controller.commands.record import Event, Recorder, RecordError, parse_corners
 from controller.tak import Ply, ptn
-from controller.tracking import Ask, Candidate, Commit, TrackerConfig
+from controller.tracking import Ask, Candidate, Commit, Evaluation, TrackerConfig
+from controller.tracking.evidence import board_evidence
 from controller.tracking.script import timeline
-from controller.tracking.synthetic import hand_reading, scene_reading
+from controller.tracking.synthetic import hand_reading, position_reading, scene_reading
 
 # b1 ends up a stack of three white flats; spreading it 3b1+12 or 3b1+21 leaves the same tops.
 SAME_TOPS = ["e5", "a1", "b1", "e4", "a1>", "e3", "c1", "e2", "c1<", "d5", "3b1+12", "a5"]
@@ -403,6 +404,53 @@ def test_plies_after_a_guess_of_one_ply_or_two_are_marked_for_their_numbers():
     plies, marks, last = written(recorder)
     assert plies == ["a1", "e5", "b1", "d4", "c2", "d2", "a2", "e4"]
     assert marks == ["", "", "", "", "?", "?", "?", "?"]
+    assert last == ["unsure (numbered after unsure ply 5, which may have been one ply or two)"]
+
+
+@pytest.mark.parametrize(("colour_sure", "marks_after"), [
+    (0.99, ["", "", ""]),  # the light flat on a2 shows it was the light player's turn
+    (0.90, ["?", "?", "?"]),  # not sure enough of its colour to settle whose turn it was
+])
+def test_a_piece_placed_surely_in_its_players_colour_ends_the_doubt_about_the_numbering(
+    colour_sure, marks_after
+):
+    # fresh bench seed 4443: one early "one ply or two" guessed right marked the next 22 plies.
+    # Had `c2` been played alone (ply 5), ply 7 would be the dark player's, and the piece placed
+    # on a2 dark; the reader sees it light, alone on its square: the count was right.
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
+    ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("d2")),
+        Candidate(Ply.from_ptn("c2"), 0.5), reason="two plies at once: c2 then d2")
+    position = recorder.tracker.position
+    placed = position.play("a2")
+    seen = board_evidence(position_reading(position, confidence=colour_sure))
+    commit_a2 = Commit(placed, 1.0, position.ply_count)
+    recorder.tracker.last = Evaluation(0.0, 0.0, seen, [], decisions=[commit_a2])
+    recorder._apply(Event(0, 0.0, commit_a2))
+    commit("e4")
+    commit("b2")
+    plies, marks, _ = written(recorder)
+    assert plies == ["a1", "e5", "b1", "d4", "c2", "d2", "a2", "e4", "b2"]
+    assert marks == ["", "", "", "", "?", "?", *marks_after]
+
+
+def test_a_second_guess_of_a_count_keeps_the_doubt_a_piece_of_the_right_colour_cannot_end():
+    # bench seed 2765: `2b3-11` guessed as `b3-` twice, then "b3 then c3<" for `c3<`: two
+    # plies too many, the turn's parity right, and a piece later placed in its player's colour
+    # numbered two late. After a second guess of a count, parity proves nothing.
+    recorder, commit, ask = fed_decisions(5, "a1", "e5", "b1", "d4")
+    ask(Candidate(Ply.from_ptn("c2"), 0.0, then=Ply.from_ptn("d2")),
+        Candidate(Ply.from_ptn("c2"), 0.5), reason="two plies at once: c2 then d2")
+    ask(Candidate(Ply.from_ptn("a2"), 0.0, then=Ply.from_ptn("e4")),
+        reason="two plies at once: a2 then e4")
+    position = recorder.tracker.position
+    placed = position.play("b2")
+    seen = board_evidence(position_reading(position, confidence=0.99))
+    commit_b2 = Commit(placed, 1.0, position.ply_count)
+    recorder.tracker.last = Evaluation(0.0, 0.0, seen, [], decisions=[commit_b2])
+    recorder._apply(Event(0, 0.0, commit_b2))
+    commit("e3")
+    _, marks, last = written(recorder)
+    assert marks[-2:] == ["?", "?"]
     assert last == ["unsure (numbered after unsure ply 5, which may have been one ply or two)"]
 
 
