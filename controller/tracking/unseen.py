@@ -508,7 +508,11 @@ class Unseen:
         says none is there. Not the same spread with other drops: the square beyond a spread's
         last drop is where the stack it raised shows its image (fresh bench seeds 4400 and
         4437: `2d2+` and `2c4-` asked as `2d2+11` and `2c4-11` first, and guessed so), and
-        counts are weighed by `count_margin`."""
+        counts are weighed by `count_margin`. Nor a square the reader reads bare more surely
+        than `BARE_OVERRULES`, as `_ghost_rival` takes no piece read that surely for a ghost:
+        fresh bench seed 4631 (6x6, tilt 12): `a4-` took one of a4's two pieces onto a3, read
+        one higher at 0.99; b4, beside a4, brightened by 1.41 and was read bare at 0.999, and
+        `a4>`, onto b4, was asked first and guessed."""
         cfg = self.config
         touched = set(best.ply.squares(self.position.size))
         rivals = []
@@ -519,7 +523,8 @@ class Unseen:
                 continue
             unseen = [sq for sq in h.altered
                       if sq not in touched and p.get(sq, 0.0) >= SURELY_CHANGED
-                      and evidence[sq].p_occupied < 0.5 and not self._shade_moved(sq, best.ply)
+                      and 1.0 - BARE_OVERRULES <= evidence[sq].p_occupied < 0.5
+                      and not self._shade_moved(sq, best.ply)
                       and self._top_after(h.ply, sq) is not None]  # fmt: skip
             if not unseen:
                 continue

@@ -1056,6 +1056,16 @@ def test_a_piece_moved_where_the_reader_sees_none_but_the_look_surely_changed_is
     assert notes[43].uncertain and "the look says a piece came" in notes[43].reason
 
 
+def test_a_square_read_bare_for_sure_is_no_piece_unseen_however_its_look_changed():
+    # fresh bench seed 4631 (6x6, tilt 12): `a4-` took one of a4's two pieces onto a3, read a
+    # piece higher at 0.99. b4, beside a4, brightened by 1.41 (the stack beside it lower) and
+    # was read bare at 0.999; `a4>`, onto b4, was taken for a piece the reader did not see,
+    # asked about first and guessed. The reader is not overruled so surely: as a piece read
+    # more surely than `BARE_OVERRULES` is not taken for a ghost. The first 475 frames.
+    notes = replayed_exactly("seed4631-start.npz")
+    assert notes[37].ply == Ply.from_ptn("a4-")
+
+
 def test_a_square_read_as_it_was_at_the_last_match_does_not_block_a_piece_unseen_elsewhere():
     # fresh bench seed 4454 (4x4, tilt 4): the reader saw none of the dark pieces on this board.
     # A dark wall on a3, read bare at 0.62 on the board the game last matched (just under the

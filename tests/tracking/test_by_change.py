@@ -914,6 +914,41 @@ def test_a_ghost_left_beside_a_stack_never_lets_a_placement_next_to_it_in_quietl
     assert [c.describe() for c in ask.candidates] == ["d3-", "d2"]
 
 
+def _d2_moved_and_c2_read_bare(played: str, bare: float, c2_look_off: float = 0.0) -> list:
+    """Light flats on d3 and d2; `played` moves d2's; the reader reads c2 bare at `bare`, d3 a
+    light flat on a light flat (d2's, had it gone up); c2's look is off by `c2_look_off` more
+    than its own (a shadow) -> what the tracker decides on the board."""
+    truth, camera = _seen("x5/x5/x3,1,x/x3,1,x/x5 1 10")
+    before = camera.reading(truth.stacks()).appearance
+    camera.feed(hand_reading(5), 0.6)
+    truth.play(Ply.from_ptn(played))
+    clean = camera.reading(truth.stacks())
+    taller = stacks_reading(5, {"d3": ((WHITE, FLAT),) * 2}, confidence=0.95,
+                            height_confidence=0.87)  # fmt: skip
+    squares = {**clean.squares, "d3": taller.squares["d3"],
+               "c2": SquareReading(empty=True, confidence=bare, empty_confidence=bare)}
+    looks = dict(clean.appearance)
+    if c2_look_off:
+        looks["c2"] = before["c2"] + np.float32(c2_look_off)
+    return camera.feed(replace(clean, squares=squares, appearance=looks), 1.2, answer=False)
+
+
+def test_a_piece_moved_where_the_look_changed_but_the_reader_sees_none_is_asked_about():
+    # fresh bench seed 4445: `d2<` put a flat on the bare c2, read bare at 0.93, and d3 was read
+    # a piece higher, so `d2+` fitted every reading; c2's change was excused as its
+    # neighbour's and `d2+` committed quietly. Now the rival is asked about, first.
+    (ask,) = _d2_moved_and_c2_read_bare("d2<", bare=0.93)
+    assert isinstance(ask, Ask) and "the look says a piece came" in ask.reason
+    assert [c.describe() for c in ask.candidates] == ["d2<", "d2+"]
+
+
+def test_a_square_read_bare_for_sure_whose_look_changed_holds_no_piece_unseen():
+    # fresh bench seed 4631: b4 brightened by 1.41 (the stack beside it lower), read bare at
+    # 0.999, and the spread onto it was asked first and guessed. So sure a reader is believed.
+    (commit,) = _d2_moved_and_c2_read_bare("d2+", bare=0.999, c2_look_off=1.4)
+    assert isinstance(commit, Commit) and commit.ply == Ply.from_ptn("d2+")
+
+
 def test_pairs_with_the_same_first_ply_are_each_offered_and_the_reply_chosen_is_recorded():
     # the reply's kind is what the reader is unsure of: "c2 then d3" and "c2 then Sd3" are both
     # candidates (quick-reply bench seed 324 offered `2b3+` with one reply, the wrong one)
