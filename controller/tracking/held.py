@@ -164,6 +164,25 @@ class HeldSpread:
         self._lifted_waits, self.unmatched_since = False, None
         return out
 
+    def _ask_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
+        """The frames ended with the spread `held` held back (`_held_in_hand`): no later board
+        will show where its pieces came down, and the reader saw no stack grow where it drops
+        them, so it is asked about, not committed quietly, with the spreads of as many pieces
+        off the same stack that the reader does not contradict (fresh bench seed 4697: the
+        game's last ply, `b4>`, held back as `b4-` onto b3, read one high surely, was written
+        without a mark when the video ended 0.4 s later)."""
+        ply, matched = held
+        ranked = self.last.ranked if self.last is not None else []
+        cost = next((h.cost for h in ranked if h.ply == ply), 0.0)
+        others = [Candidate(h.ply, h.cost) for h in ranked[: self.config.max_considered]
+                  if h.ply is not None and h.ply != ply and not h.ply.is_placement
+                  and h.ply.square == ply.square and h.ply.count == ply.count
+                  and h.contradiction <= self.config.match_cost]  # fmt: skip
+        candidates = (Candidate(ply, cost), *sorted(others, key=lambda c: c.cost))
+        return self._ask(Ask(candidates[: self.config.max_candidates],
+                             "the recording ended before the pieces were seen to come down"),
+                         matched)
+
     def _lifted(self, evidence: Mapping[str, SquareEvidence],
                 p: Mapping[str, float]) -> str | None:  # fmt: skip
         """Does the board differ from the last one matched only by pieces gone from one stack whose

@@ -367,9 +367,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         a second after the last ply (bench seed 120: its last placement 0.5 ahead of a spread,
         judged on the first still frame, and 0.6 s of frames after that); nothing more will
         settle it, and a ply that was played must not go unrecorded."""
-        if self._held is not None:  # no hand will come back now
+        if self._held is not None:  # no hand will come back now, and no board will show it
             held, self._held = self._held, None
-            return self._commit_held(held)
+            return self._ask_held(held)
         if self._waited is not None:  # (the same for a close call waited on)
             waited, self._waited = self._waited, None
             return self._ask(*waited)
