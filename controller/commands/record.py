@@ -442,12 +442,20 @@ class Recorder:
 
     def _spread_from_doubt(self, commit: Commit) -> PlyNote | None:
         """A ply the tracker was sure of, as an unsure note when a spread from a square whose
-        height depends on an unsure ply fitted the board's changes as well (`structure_ok`), the
-        reader only contradicting what that spread leaves there (fresh bench seed 3780, 4x4,
-        tilt 24: `2b1>` guessed for `b1>` at ply 36 left b1 one piece short; at ply 42 `b1+`
-        took one of b1's two off onto the empty b2, which the game so recorded could only
-        explain as a flat placed on b2, and `b2` was written without a mark). None when there is
-        no such spread, or the board judged was not this commit's."""
+        stack depends on an unsure ply fitted the board's changes as well (`structure_ok`), and
+        what the reader holds against it may be only what the unsure ply's other answer would
+        have made different: a spread emptying that square where the reader sees pieces, or one
+        leaving pieces there that the reader contradicts no more than a ply it accepts.
+
+        Fresh bench seed 3780 (4x4, tilt 24): `2b1>` guessed for `b1>` at ply 36 left b1 one
+        piece short; at ply 42 `b1+` took one of b1's two off onto the empty b2, which the game
+        so recorded could only explain as a flat placed on b2 (its `b1+` emptied b1), and `b2`
+        was written without a mark. Fresh seed 4769 (4x4, tilt 7): `2a1>11` guessed for
+        `3a1>21` at ply 55 left b1 a piece short and its pieces in another order; the last ply,
+        `b1+`, left a dark top on b1 where the game so recorded had a light one; `2b1+`, fitting
+        the changes and contradicted by 0.43 (its height on b2), ranked second to a flat placed
+        on b2, and `b2` ended the game on a road without a mark. None when there is no such
+        spread, or the board judged was not this commit's."""
         last = self.tracker.last
         if last is None or commit not in last.decisions:
             return None
@@ -458,13 +466,15 @@ class Recorder:
                     or spread.square not in self._doubt
                     or h.structure is None or h.structure > ok):  # fmt: skip
                 continue
-            # the spread judged on the game as recorded leaves its square empty, where the
-            # reader sees pieces: the pieces the other answer would have left there
-            seen = last.evidence.get(spread.square)
-            if spread.count < len(self._stack_before(commit, spread.square)) or (
-                seen is None or seen.p_occupied < 0.5
-            ):
-                continue
+            if spread.count < len(self._stack_before(commit, spread.square)):
+                # it leaves pieces there: one the reader contradicts no more than a ply it
+                # accepts (`match_cost`), its cost what the other answer may have changed
+                if h.contradiction > self.tracker.config.match_cost:
+                    continue
+            else:  # it empties the square, where the reader sees the pieces the other answer
+                seen = last.evidence.get(spread.square)  # would have left there
+                if seen is None or seen.p_occupied < 0.5:
+                    continue
             number = self._doubt[spread.square]
             return PlyNote(commit.ply, True, (spread,),
                            f"{spread.ptn()} fits the board too had unsure ply {number} gone "

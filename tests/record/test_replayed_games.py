@@ -931,6 +931,24 @@ def test_a_ply_another_answer_to_an_unsure_ply_would_show_as_a_spread_is_marked(
     assert silent_errors(notes, truth) == []
 
 
+def test_a_ply_a_spread_leaving_pieces_on_a_square_in_doubt_would_explain_is_marked():
+    # fresh bench seed 4769 (4x4, tilt 7): `3a1>21` was guessed as `2a1>11` at ply 55 (asked),
+    # leaving b1 one piece short and a light piece under its top in the game as recorded. The
+    # last ply, `b1+`, took b1's dark top onto the empty b2; the game so recorded would have left
+    # a light top on b1 where the reader saw a dark one, `2b1+` (which leaves pieces on b1) was
+    # held a piece too high on b2, and a dark flat placed on b2 fitted best: `b2` ended the game
+    # on a road without a mark. A spread from a square in doubt that fits the board's changes
+    # marks the ply, whether or not it would have emptied its square.
+    recorder, truth = replay("seed4769.npz")
+    notes = recorder.notes
+    assert [note.ply for note in notes][:54] == truth[:54] and len(notes) == len(truth) == 58
+    assert notes[54].uncertain and truth[54] in notes[54].alternatives  # ply 55, guessed wrong
+    assert notes[57].ply == Ply.from_ptn("b2") and truth[57] == Ply.from_ptn("b1+")
+    assert notes[57].uncertain and notes[57].alternatives == (Ply.from_ptn("2b1+"),)
+    assert "unsure ply 55" in notes[57].reason
+    assert silent_errors(notes, truth) == []
+
+
 def test_a_last_ply_two_plies_nearly_show_is_asked_about_with_both():
     # fresh bench seed 3836 (5x5, tilt 39): the last ply, `b4<`, moved a wall onto a4's stack
     # at the board's edge; b4's look changed surely, and a5, whose wall `a5-` would have moved
