@@ -52,6 +52,13 @@ UNSEEN_STANDING = 1.0
 # the board's noise and more than any other square, read empty at 0.99; the one ply offered, a
 # flat moved onto a flat of its colour unseen, was wrong, and the players had no right answer)
 FAINTLY_SHOWS = 3.0
+# ... and alone, when no other ply is on offer, where its change is this many times the board's
+# noise (as `UNSEEN_OVER_NOISE`: a piece the reader cannot see). Fresh bench seed 4763 (4x4, tilt
+# 26): the third ply's light flat on a4, in a glare spot, changed it by 0.46 (23 times the noise)
+# and was read empty at 1.00; the next ply's dark flat then fitted only as the pair "c1 then c1+"
+# in place of ply 2, asked and guessed, two plies wrong. Seed 3388's unseen `b5` (0.33, 12 times)
+# is asked about so too, where "c2- then d2<" was guessed for it and `d2<`.
+FAINTEST_ALONE_OVER_NOISE = 10.0
 # A piece read on a square a ply empties, beside a standing piece or a tall stack, this surely
 # or less, may be that piece's image: the ply is asked about, not called illegal (`_phantom_left`)
 PHANTOM_LEFT = 0.9
@@ -244,7 +251,11 @@ class Unseen:
                 (faint_plies if faint_only else found).append((news - seen + unseen, played))
             finally:
                 position.pop()
-        if not found:  # (alone it is no answer: the board stays unexplained, as before)
+        # alone it is an answer only where the look changed as a piece the reader cannot see
+        # changes it (`FAINTEST_ALONE_OVER_NOISE`); else the board stays unexplained, as before
+        alone = max(FLIP_MIN_CHANGE, FAINTEST_ALONE_OVER_NOISE * noise)
+        if not found and not any(quiet_changes.get(q.square, 0.0) >= alone
+                                 for _, q in faint_plies):
             return []
         return sorted(found + faint_plies, key=lambda f: f[0])
 
