@@ -800,6 +800,17 @@ def _unlit(
     if board_colour is None:
         light = np.maximum(e.sum(axis=-1) / (3 * board_grey), 0.05)
         return f / light[..., None]
+    glare = glare_of(e, board_colour)
+    light = np.maximum((e.mean(axis=-1) - glare) / board_grey, 0.05)
+    return np.maximum(f - glare[..., None], 0.0) / light[..., None]
+
+
+def glare_of(e: np.ndarray, board_colour: np.ndarray) -> np.ndarray:
+    """The glare (grey levels, added to every channel) in empty-board samples e [..., 3] of a
+    board whose colour is `board_colour` (BGR): each sample fitted as `a * board_colour + g`
+    over its unclipped channels (`_unlit`); 0 where the fit cannot tell (a grey board, too few
+    unclipped channels) or finds less than GLARE_MIN, and at most GLARE_MAX of the sample's
+    brightness."""
     use = ((e < CLIPPED) & (board_colour < CLIPPED)).astype(np.float64)  # [..., 3]
     n = np.maximum(use.sum(axis=-1), 1e-9)
     b_mean = (use * board_colour).sum(axis=-1) / n
@@ -809,10 +820,7 @@ def _unlit(
     a = (b_centred * (e - e_mean[..., None])).sum(axis=-1) / np.maximum(chroma, 1e-9)
     glare = e_mean - a * b_mean
     fitted = (use.sum(axis=-1) >= 2) & (chroma >= MIN_CHROMA**2) & (glare >= GLARE_MIN)
-    brightness = e.mean(axis=-1)
-    glare = np.where(fitted, np.minimum(glare, GLARE_MAX * brightness), 0.0)
-    light = np.maximum((brightness - glare) / board_grey, 0.05)
-    return np.maximum(f - glare[..., None], 0.0) / light[..., None]
+    return np.where(fitted, np.minimum(glare, GLARE_MAX * e.mean(axis=-1)), 0.0)
 
 
 UPWARD_FACE_Z = 5  # planes (0.75 pitch) above a piece's foot: a wall's top edge (at 0.7, just

@@ -535,9 +535,10 @@ class Recorder:
 class SetupReport:
     """What the frames say about the installation, each said once: where the camera is
     (`vision.mount`; again after a bump only if the advice changed), whether the bare board is
-    overexposed (`vision.exposure`, on the first clean frame, which shows the empty board a
-    recording starts with) and, once the game has a lone light flat, how far the light pieces
-    stand out from the board (`vision.contrast`, against that first frame)."""
+    overexposed or glared on (`vision.exposure`, `vision.glare`, on the first clean frame, which
+    shows the empty board a recording starts with) and, once the game has a lone light flat,
+    how far the light pieces stand out from the board (`vision.contrast`, against that first
+    frame)."""
 
     def __init__(self, reader) -> None:
         self.reader = reader
@@ -550,6 +551,7 @@ class SetupReport:
         shows `position` (a clean frame before the tracker catches up shows the next ply)."""
         from controller.service.camera import light_piece_contrast
         from vision.exposure import check_exposure
+        from vision.glare import check_glare
         from vision.mount import check_mount
 
         lines = []
@@ -564,6 +566,7 @@ class SetupReport:
         if self._empty is None:
             self._empty = frame
             lines.append(check_exposure(frame, pose).summary())
+            lines.append(check_glare(frame, pose).summary())
             return lines
         check = light_piece_contrast(frame, self._empty, pose, position) if committed else None
         if check is not None:

@@ -267,8 +267,8 @@ class CameraPipeline:
         self._mount: tuple[Any, dict[str, Any]] | None = None  # (pose, its check), `_mount_check`
         self.capture = CaptureRing()  # the last minute of readings, for a bug report
         self._contrast: dict[str, Any] | None = None  # `_contrast_check`, once a game
-        # (pose, reference frame, its check), `_exposure_check`
-        self._exposure: tuple[Any, Any, dict[str, Any]] | None = None
+        # (pose, reference frame, its checks), `_bare_board_checks`
+        self._bare_board: tuple[Any, Any, dict[str, Any]] | None = None
         self.frames_read = 0
         # observers (the benchmark): called with (event_name, monotonic_time, detail)
         self.observers: list[Callable[[str, float, Any], None]] = []
@@ -648,22 +648,27 @@ class CameraPipeline:
             self._mount = (pose, check.as_dict())
         return self._mount[1]
 
-    def _exposure_check(self, pose) -> dict[str, Any] | None:
-        """Is the bare board (the reference frame) overexposed where the grid is
-        (`vision.exposure`)? Judged again when the board is found anew or the reference changes;
-        an exposure to change is logged once each time."""
+    def _bare_board_checks(self, pose) -> dict[str, Any]:
+        """What the bare board (the reference frame) says of the light: is it overexposed where
+        the grid is (`vision.exposure`), does a lamp glare on some squares (`vision.glare`)?
+        Judged again when the board is found anew or the reference changes; what to change is
+        logged once each time. {} without a reference."""
         from vision.exposure import check_exposure
+        from vision.glare import check_glare
 
         reference = self.reference
         if reference is None:
-            return None
-        seen = self._exposure
+            return {}
+        seen = self._bare_board
         if seen is None or seen[0] is not pose or seen[1] is not reference:
-            check = check_exposure(reference, pose)
-            if check.advice:
-                log.warning("camera exposure: %s", check.summary())
-            self._exposure = (pose, reference, check.as_dict())
-        return self._exposure[2]
+            exposure, glare = check_exposure(reference, pose), check_glare(reference, pose)
+            if exposure.advice:
+                log.warning("camera exposure: %s", exposure.summary())
+            if glare.advice:
+                log.warning("glare: %s", glare.summary())
+            checks = {"exposure": exposure.as_dict(), "glare": glare.as_dict()}
+            self._bare_board = (pose, reference, checks)
+        return self._bare_board[2]
 
     def _contrast_check(self, frame: np.ndarray, position) -> dict[str, Any] | None:
         """How far the game's first lone light flat stands out from the bare board under it
@@ -691,9 +696,7 @@ class CameraPipeline:
         if not reading.board_found or pose is None:
             return out
         out["mount"] = self._mount_check(pose)
-        exposure = self._exposure_check(pose)
-        if exposure is not None:
-            out["exposure"] = exposure
+        out.update(self._bare_board_checks(pose))
         if self._contrast is not None:
             out["contrast"] = self._contrast
         n = reading.size

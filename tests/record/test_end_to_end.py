@@ -82,6 +82,8 @@ def test_clean_game_is_recorded_exactly_with_debug_images(tmp_path, capsys):
     assert len(said) == 1 and abs(int(said[0]) - TILT) <= 2  # where the camera is, said once
     assert len(re.findall(r"light pieces \d+ \(delta E\) from the board", err)) == 1
     assert len(re.findall(r"bare board clipped on [\d.]+ % of the grid", err)) == 1
+    assert len(re.findall(r"glare at most \d+ grey levels on a square \(good\)"
+                          r"|a light reflects off the board on", err)) == 1
     folders = sorted(p.name for p in debug.iterdir())
     assert len(folders) == len(GAME)  # one per ply: commits, and an ask if a ply was unsure
     assert all("_commit_" in name or "_ask_" in name for name in folders)

@@ -90,6 +90,10 @@ def test_a_bare_board_overexposed_by_glare_is_reported_on_the_overlay_and_logged
     exposure = overlay["exposure"]
     assert exposure["clipped_share"] > 0.05 and "overexposed" in exposure["advice"][0]
     assert sum("camera exposure" in r.getMessage() for r in caplog.records) == 1
+    # and where the glare lies (vision/glare.py), for the page to ring those squares
+    glare = overlay["glare"]
+    assert set(glare["squares"]) == {"e1", "e2"} and "e1, e2" in glare["advice"][0]
+    assert sum(r.getMessage().startswith("glare:") for r in caplog.records) == 1
 
 
 def test_the_contrast_is_measured_on_the_board_the_light_flat_was_committed_on(tmp_path):

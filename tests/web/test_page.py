@@ -108,9 +108,14 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#leds .led.lit")).to_have_count(1)
     # the camera view with the grid drawn over it
     expect(page.locator("#camera-overlay polygon")).to_have_count(1, timeout=10_000)
-    # and where the camera is: the sim's mount, 30 degrees from vertical, is a good one
+    # and where the camera is: the sim's mount, 30 degrees from vertical, is a good one; its
+    # lamp glares on c3 and b3 (vision/glare.py): said, and the two squares ringed on the view
     expect(page.locator("#camera-mount")).to_contain_text(re.compile(r"camera 3\d° from vertical"))
-    expect(page.locator("#camera-mount")).to_contain_text("set-up good")
+    mount = page.locator("#camera-mount")
+    expect(mount).to_contain_text("a light reflects off the board on c3, b3")
+    expect(mount).to_have_class(re.compile(r"\bwarn\b"))
+    expect(page.locator("#camera-overlay circle.glare")).to_have_count(2)
+    expect(page.locator("#camera-overlay circle.glare[data-square=c3]")).to_have_count(1)
     # and, with e5's light flat down, how far the light pieces stand out from the board
     expect(page.locator("#camera-mount")).to_contain_text(re.compile(r"light pieces ΔE \d+"))
 

@@ -441,7 +441,7 @@ async function refreshCameraOverlay() {
   if (!cam) return;
   state.camera = cam;
   const o = cam.overlay || {};
-  renderMount(o.mount, o.contrast, o.exposure);
+  renderMount(o.mount, o.contrast, o.exposure, o.glare);
   const svg = $("#camera-overlay");
   svg.replaceChildren();
   if (!o.width) return;
@@ -462,19 +462,27 @@ async function refreshCameraOverlay() {
     t.textContent = s.label;
     t.dataset.square = sq;
   }
+  // the squares a lamp glares on (vision/glare.py): pieces there may be missed
+  for (const sq of (o.glare && o.glare.squares) || []) {
+    const s = (o.squares || {})[sq];
+    if (!s) continue;
+    el("circle", { cx: s.center[0], cy: s.center[1], r: 16 * scale, fill: "none", stroke: "#fff",
+      "stroke-width": 2 * scale, "stroke-dasharray": `${4 * scale} ${3 * scale}`, class: "glare",
+      "data-square": sq }, svg);
+  }
   for (const p of state.calibrating || []) el("circle", { cx: p[0], cy: p[1], r: 6 * scale, fill: "#f80" }, svg);
 }
 
 // where the camera is, as the located board tells it (vision/mount.py), how far the light pieces
 // stand out from the board (vision/contrast.py), whether the bare board is overexposed
-// (vision/exposure.py), and what to change
-function renderMount(mount, contrast, exposure) {
+// (vision/exposure.py) or glared on (vision/glare.py), and what to change
+function renderMount(mount, contrast, exposure, glare) {
   const p = $("#camera-mount");
   if (!mount) { p.textContent = ""; p.classList.remove("warn"); return; }
   let head = `camera ${Math.round(mount.view_angle_deg)}° from vertical · squares ${Math.round(mount.square_px)} px`;
   if (contrast) head += ` · light pieces ΔE ${Math.round(contrast.delta_e)} from the board`;
   const advice = [...mount.advice, ...(exposure ? exposure.advice : []),
-                  ...(contrast ? contrast.advice : [])];
+                  ...(glare ? glare.advice : []), ...(contrast ? contrast.advice : [])];
   p.textContent = advice.length ? `${head}: ${advice.join("; ")}` : `${head} · set-up good`;
   p.classList.toggle("warn", advice.length > 0);
 }
