@@ -31,7 +31,7 @@ import numpy as np
 from controller.engine.annotate import annotate_plies
 from controller.service.marks import NODE_BUDGET as MARK_NODE_BUDGET
 from controller.store import Journal, PlyNote, game_ptn, unsure_comment
-from controller.tak import CAP, WALL, WHITE, Ply, Position, square_name
+from controller.tak import CAP, WALL, WHITE, InvalidPlyError, Ply, Position, square_name
 from controller.tracking import (
     Ask,
     Candidate,
@@ -46,6 +46,7 @@ from controller.tracking import (
     Tracker,
     TrackerConfig,
 )
+from controller.tracking.change import CHANGED_ABOVE
 
 # Offline a question costs a `?` in the file and nothing more; live it makes the LEDs stop the
 # players. So the recorder asks about a placement's kind sooner than the service does: a flat must
@@ -98,6 +99,17 @@ class Event:
         return repr(d)
 
 
+def _past_end(ply: Ply, size: int) -> str | None:
+    """The square one past a spread's last drop, along its direction (None for a placement, or
+    at the board's edge)."""
+    if ply.is_placement:
+        return None
+    try:
+        return Ply.spread(ply.square, ply.direction, (*ply.drops, 1)).squares(size)[-1]
+    except InvalidPlyError:
+        return None
+
+
 @dataclass
 class Recorder:
     """Frames in, plies out. `reader` is anything with `read(frame) -> BoardReading`."""
@@ -118,10 +130,14 @@ class Recorder:
     _taken: list[PlyNote] = field(default_factory=list)
     # squares whose stacks depend on an unsure ply nobody answered: square -> that ply's number
     _doubt: dict[str, int] = field(default_factory=dict)
+    # squares one past the end of a spread that carried pieces from a square in doubt: with one
+    # piece more it would have dropped there too (`_changed_in_doubt`): square -> that ply's number
+    _beyond: dict[str, int] = field(default_factory=dict)
     # squares whose top may be a wall or not, by an unsure ply: square -> that ply's number
     _wall_doubt: dict[str, int] = field(default_factory=dict)
-    # an unsure ply nobody answered that may have been one ply or two: every ply after it may be
-    # numbered wrong (its number; None when there is none)
+    # an unsure ply nobody answered that may have been one ply or two (or two plies one, or a
+    # catch-up's plies fewer or more): every ply after it may be numbered wrong (its number; None
+    # when there is none)
     _count_doubt: int | None = None
     # ... and how many guesses since (it, a later "one ply or two", a pair guessed): each may
     # have put the count one off
@@ -190,14 +206,19 @@ class Recorder:
             self._confirm_count(decision)
             note = self._follow_doubt(decision.ply, decision.number)
             if not note.uncertain:
-                note = self._spread_from_doubt(decision) or note
+                note = (self._spread_from_doubt(decision)
+                        or self._changed_in_doubt(decision) or note)  # fmt: skip
             self._write(note)
         elif isinstance(decision, Ask):
             # Offline there is nobody to ask: keep the best, mark it, name the others.
             best, *others = decision.candidates
             heights, walls = self._doubts_of(list(decision.candidates))
-            # a pair of plies against one ply alone: every later ply's number rests on this one
-            one_or_two = len({c.then is None for c in decision.candidates}) == 2
+            # a pair of plies against one ply alone, or a pair guessed with no one ply beside it
+            # (two plies at once, a catch-up): every later ply's number rests on this one. (Fresh
+            # bench seed 4907: a catch-up and three pairs, none asked against one ply alone,
+            # numbered the game's last plies two late, two of them without a mark.)
+            one_or_two = (len({c.then is None for c in decision.candidates}) == 2
+                          or best.then is not None)  # fmt: skip
             number = self.tracker.position.ply_count + 1
             follows = self.tracker.accept(best.ply, guess=True, then=best.then)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
@@ -206,7 +227,7 @@ class Recorder:
             self._wall_doubt.update(walls)
             if one_or_two and self._count_doubt is None:  # (the first such names the cause)
                 self._count_doubt, self._count_guesses = number, 1
-            elif self._count_doubt is not None and (one_or_two or best.then is not None):
+            elif one_or_two:
                 self._count_guesses += 1  # (another count that may be one off)
             # (pairs sharing their first ply differ in the reply: each ply names its own others)
             # (a catch-up's others are whole sequences of plies: its reason names them)
@@ -390,6 +411,15 @@ class Recorder:
                 self._doubt.pop(sq, None)
             elif source is not None:
                 self._doubt.setdefault(sq, source)
+        beyond = _past_end(ply, self.size)
+        if source is not None and beyond is not None:
+            # how many pieces it carried hangs on the unsure ply: with one more, the spread may
+            # have gone a square further (fresh bench seed 4927: `2b1+` recorded, marked, for
+            # `3b1+21`, which left a flat on b3 the game so recorded never had)
+            self._beyond.setdefault(beyond, source)
+        for sq in squares[1:] if not ply.is_placement else squares:
+            if sq != beyond:
+                self._beyond.pop(sq, None)  # (covered by what the game knows of it now)
         onto_wall, flattened = self._follow_wall_doubt(ply, squares)
         why = []
         if source is not None:
@@ -480,6 +510,29 @@ class Recorder:
                            f"{spread.ptn()} fits the board too had unsure ply {number} gone "
                            "the other way")  # fmt: skip
         return None
+
+    def _changed_in_doubt(self, commit: Commit) -> PlyNote | None:
+        """A ply the tracker was sure of, as an unsure note when a square whose stack depends on
+        an unsure ply surely changed its look on the board judged (`CHANGED_ABOVE`), and the
+        ply leaves that square alone: something happened there that the game as recorded may
+        not be able to show. Fresh bench seed 4927 (4x4, tilt 3): `3b1+21` was recorded `2b1+`
+        (marked), so the game had b3 bare where a flat stood; six plies later `b3<` moved it
+        onto a3, which the game so recorded could only explain as a flat placed on a3, b3's
+        change (2.96) excused, and `a3` was written without a mark. None when there is no such
+        square, or the board judged was not this commit's."""
+        last = self.tracker.last
+        if last is None or commit not in last.decisions:
+            return None
+        touched = set(commit.ply.squares(self.size))
+        doubt = {**self._beyond, **self._doubt}
+        changed = [sq for sq, change in self.tracker.changes.items()
+                   if change >= CHANGED_ABOVE and sq in doubt and sq not in touched]
+        if not changed:
+            return None
+        sq = max(changed, key=self.tracker.changes.__getitem__)
+        return PlyNote(commit.ply, True, (),
+                       f"{sq} changed too, and its stack depends on unsure ply "
+                       f"{doubt[sq]}")  # fmt: skip
 
     def _stack_before(self, commit: Commit, square: str) -> tuple:
         """The stack on `square` just before ply `commit.number` (the game as recorded)."""

@@ -977,6 +977,37 @@ def test_a_ply_a_spread_leaving_pieces_on_a_square_in_doubt_would_explain_is_mar
     assert silent_errors(notes, truth) == []
 
 
+def test_a_ply_leaving_a_square_one_past_a_doubtful_spread_changed_unexplained_is_marked():
+    # fresh bench seed 4927 (4x4, tilt 3; its first 660 frames): `3b1+21` was recorded `2b1+`
+    # (marked: it carried pieces from b1, in doubt since ply 39), so the game had b3 bare where
+    # a flat stood. At ply 51 `b3<` moved that flat onto a3; the game so recorded explained the
+    # board as a flat placed on a3, b3's change (2.96) excused, and `a3` was written without a
+    # mark. A square one past the end of a spread carrying from a square in doubt may hold a
+    # piece the game lacks: its look changing where a sure ply leaves it alone marks the ply.
+    recorder, truth = replay("seed4927-start.npz")
+    notes = recorder.notes
+    assert len(notes) == len(truth) == 51
+    assert notes[44].uncertain and truth[44] == Ply.from_ptn("3b1+21")  # recorded 2b1+
+    assert notes[50].ply == Ply.from_ptn("a3") and truth[50] == Ply.from_ptn("b3<")
+    assert notes[50].uncertain and notes[50].reason == (
+        "b3 changed too, and its stack depends on unsure ply 39")
+    assert silent_errors(notes, truth) == []
+    # and b3 alone: no other ply of the game is marked for it
+    assert sum("changed too" in note.reason for note in notes) == 1
+
+
+def test_plies_after_pairs_guessed_with_no_single_ply_beside_them_are_numbered_in_doubt():
+    # fresh bench seed 4907 (4x4, tilt 11): a catch-up after the board was out of sync (ply
+    # 40), then three questions of two plies at once with no one ply among their candidates;
+    # wrong, they numbered the game's last plies two late (60 recorded for 58), and two of
+    # them, seen right, were written without a mark. Each such guess puts the count in doubt.
+    recorder, truth = replay("seed4907.npz")
+    notes = recorder.notes
+    assert len(notes) == 60 and len(truth) == 58
+    assert "numbered after unsure ply 40" in notes[55].reason  # `c4-`, played as ply 54
+    assert silent_errors(notes, truth, strict=False) == []
+
+
 def test_a_last_ply_two_plies_nearly_show_is_asked_about_with_both():
     # fresh bench seed 3836 (5x5, tilt 39): the last ply, `b4<`, moved a wall onto a4's stack
     # at the board's edge; b4's look changed surely, and a5, whose wall `a5-` would have moved
