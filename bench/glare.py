@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.glare import GLARE_SQUARE, check_glare, square_glare, square_means, top_view
+from vision.glare import GLARE_SQUARE, judge_glare, square_glare, square_means, top_view
 from vision.locate import BoardLocator
 from vision.sim import Scene, random_setup, render_frame
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         pose = BoardLocator(size).locate(empty)
         truth = true_glare(empty, unglared, pose)
         measured = square_glare(empty, pose)
-        check = check_glare(empty, pose)
+        check = judge_glare(measured)
         named = set(check.squares)
         truly = {sq for sq, g in truth.items() if g >= GLARE_SQUARE}
         found += len(truly & named)

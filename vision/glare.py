@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision import geometry
 from vision.locate import BoardPose
 from vision.reader import CLIPPED, glare_of
+from vision.rectify import Rectifier
 
 PX_PER_PITCH = 24  # the bare board's top view: plenty for a spot a few squares wide
 INNER = 0.8  # of each square's side measured (its grid lines left out)
@@ -52,14 +52,9 @@ class GlareCheck:
 
 
 def top_view(image: np.ndarray, pose: BoardPose) -> np.ndarray:
-    """The grid of `image` seen from straight above, `PX_PER_PITCH` pixels a square, rank 1 at
-    the bottom (float64; any number of channels)."""
-    n, ppp = pose.size, PX_PER_PITCH
-    corners = np.asarray(pose.grid_corners_img(), dtype=np.float32)  # a1, h1, h8, a8 corners
-    flat = np.array([[0, n * ppp], [n * ppp, n * ppp], [n * ppp, 0], [0, 0]], np.float32)
-    H = cv2.getPerspectiveTransform(corners, flat)
-    top = cv2.warpPerspective(image, H, (n * ppp, n * ppp), flags=cv2.INTER_AREA)
-    return top.astype(np.float64)
+    """The grid of `image` seen from straight above (`vision.rectify`, no margin),
+    `PX_PER_PITCH` pixels a square, rank 1 at the bottom (float64; any number of channels)."""
+    return Rectifier(pose, PX_PER_PITCH, margin=0.0).warp(image).astype(np.float64)
 
 
 def square_means(values: np.ndarray, size: int) -> dict[str, float]:
@@ -91,7 +86,11 @@ def square_glare(empty: np.ndarray, pose: BoardPose) -> dict[str, float]:
 
 
 def check_glare(empty: np.ndarray, pose: BoardPose) -> GlareCheck:
-    per_square = square_glare(empty, pose)
+    return judge_glare(square_glare(empty, pose))
+
+
+def judge_glare(per_square: dict[str, float]) -> GlareCheck:
+    """What to say of squares' glare as `square_glare` measured it."""
     glared = sorted((sq for sq, g in per_square.items() if g >= GLARE_SQUARE),
                     key=lambda sq: -per_square[sq])  # fmt: skip
     peak = max(per_square.values(), default=0.0)
