@@ -166,6 +166,7 @@ class SquareViews:
         # the same whichever way an edge runs), on a frame shrunk to about 4 pixels per step
         self.edge_shrink = int(np.clip(round(spacing_px / 4), 1, 4))
         self.edge_sigma = EDGE_SPREAD * spacing_px / self.edge_shrink
+        self._plane_maps_shrunk = _shrunk(self._plane_maps_in_box, self.edge_shrink)
         # the empty model's samples change only when the model does (start-up, a bump)
         self._empty_samples: tuple = (None, None, None)
 
@@ -196,7 +197,8 @@ class SquareViews:
             box, (fx, fy) = frame, self._plane_maps[:2]
         soft = cv2.blur(box, (self.blur, self.blur)) if self.blur > 1 else box
         pf = _remap(soft, fx, fy).reshape(S, *PLANE_SHAPE)
-        ef = self._edges(box, fx, fy).reshape(S, *EDGE_SHAPE)
+        shrunk = self._plane_maps_shrunk if fx is self._plane_maps_in_box[0] else None
+        ef = self._edges(box, fx, fy, shrunk).reshape(S, *EDGE_SHAPE)
         vx, vy, _, _ = self._vertical_maps
         vf = _remap(frame, vx, vy).reshape(S, *VERTICAL_SHAPE)
         cached, pe, ve = self._empty_samples
@@ -208,8 +210,12 @@ class SquareViews:
             self._empty_samples = (empty_rect, pe, ve)
         return pf, pe, vf, ve, ef
 
-    def _edges(self, box: np.ndarray, fx: np.ndarray, fy: np.ndarray) -> np.ndarray:
-        """Edge strength of `box` at the plane grid's points (fx, fy in the box's pixels)."""
+    def _edges(
+        self, box: np.ndarray, fx: np.ndarray, fy: np.ndarray,
+        shrunk: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """Edge strength of `box` at the plane grid's points (fx, fy in the box's pixels;
+        `shrunk`: the same points on the box shrunk `edge_shrink` times, when known)."""
         grey = cv2.cvtColor(box, cv2.COLOR_BGR2GRAY)
         k = self.edge_shrink
         h, w = grey.shape
@@ -218,8 +224,7 @@ class SquareViews:
             # a piece's outline still makes an edge, at a quarter of the work or less
             grey = cv2.resize(grey[: h - h % k, : w - w % k], (w // k, h // k),
                               interpolation=cv2.INTER_AREA)  # fmt: skip
-            half = np.float32(0.5)
-            fx, fy = (fx + half) / k - half, (fy + half) / k - half
+            fx, fy = shrunk or _shrunk((fx, fy), k)
         # a Sobel derivative is 4x the step between neighbours: / 4 gives grey levels per pixel
         gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.25)
         gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.25)
@@ -251,6 +256,14 @@ def warp_to_board(frame: np.ndarray, pose: BoardPose) -> np.ndarray:
         frame, pose.H_img_from_board @ B, (side, side),
         flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
     ).astype(np.float32)  # fmt: skip
+
+
+def _shrunk(maps: tuple[np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
+    """remap tables (fx, fy) moved onto the image shrunk k times by whole k x k blocks (a block's
+    centre is its pixels' mean)."""
+    half = np.float32(0.5)
+    fx, fy = maps
+    return (fx + half) / k - half, (fy + half) / k - half
 
 
 def _remap(image: np.ndarray, mx: np.ndarray, my: np.ndarray) -> np.ndarray:
