@@ -182,9 +182,11 @@ def every_nth_pixel(frame: np.ndarray, n: int) -> np.ndarray:
     the same pixels, and is ten times quicker than numpy's strided copy of a 1280x720 frame
     (0.02 against 0.2 ms), which every read paid twice."""
     h, w = frame.shape[:2]
-    if h % n or w % n:
+    # (given the factor, OpenCV takes pixel floor(i * n): numpy's when the sizes round alike)
+    small = cv2.resize(frame, None, fx=1 / n, fy=1 / n, interpolation=cv2.INTER_NEAREST)
+    if small.shape[:2] != (-(-h // n), -(-w // n)):
         return np.ascontiguousarray(frame[::n, ::n])
-    return cv2.resize(frame, (w // n, h // n), interpolation=cv2.INTER_NEAREST)
+    return small
 
 
 class MotionGate:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main as takboard
+from vision.gate import every_nth_pixel
 from vision.reader import BoardReader
 from vision.reading import BoardReading, SquareReading
 from vision.sim import Scene, random_scene, random_setup, render_frame
@@ -291,3 +292,27 @@ def test_a_dark_flat_under_the_lamps_glare_is_read_dark():
     frame = render_frame(scene, camera, look, seed=seed + 2, t=4.0)
     assert frame.truth.squares["f5"].color == "dark"
     assert reader.read(frame.image).squares["f5"].color == "dark"
+
+
+@pytest.mark.parametrize("fill", [0, 128, 250])
+def test_a_black_or_even_frame_is_said_to_be_too_dark_or_blank(fill):
+    # a covered lens or a dead camera: no board, and the reason says why, not "not found"
+    camera, look, reader = _installation(107, 5, 25.0)
+    for shape in [(720, 1280, 3), (541, 961, 3), (480, 640)]:  # colour and grey, odd sizes too
+        frame = np.full(shape, fill, np.uint8)
+        frame[::3, ::3] = np.clip(fill + 2, 0, 255)  # a little noise, under the spread's bar
+        reading = reader.read(frame)
+        assert not reading.board_found
+        assert reading.reason == "frame too dark or blank"
+    # and the camera coming back is read again
+    assert reader.read(render_frame(Scene(5), camera, look, seed=1).image).board_found
+
+
+@pytest.mark.parametrize("shape", [(720, 1280, 3), (540, 960, 3), (541, 961, 3), (537, 955, 3),
+                                   (1944, 2592, 3), (7, 9, 3)])  # fmt: skip
+def test_every_nth_pixel_picks_the_same_pixels_as_numpy_strides(shape):
+    frame = np.random.default_rng(sum(shape)).integers(0, 256, shape, dtype=np.uint8)
+    for n in (2, 4, 8):
+        small = every_nth_pixel(frame, n)
+        assert small.flags["C_CONTIGUOUS"]
+        assert np.array_equal(small, frame[::n, ::n])
