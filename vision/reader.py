@@ -286,6 +286,7 @@ class BoardReader:
         self.empty_rect: np.ndarray | None = None  # float32 board-plane image of the empty board
         self.empty_profile: np.ndarray | None = None  # [S, T, 3] for the current pose
         self.gain = np.ones(3, np.float32)  # light now / light in the empty model, per channel
+        self._gain_repeated = np.zeros(0, np.float32)  # `_in_light`
         self.colors = ColorModel()
         self.motion = MotionGate()
         self.hands: HandGate | None = None
@@ -578,8 +579,18 @@ class BoardReader:
         the classifier's input made of them [S, N_FEATURES]."""
         assert self._empty_rect_now is not None
         pf, pe, vf, ve, ef = views.sample(frame, self._empty_rect_now)
-        samples = (pf, pe * self.gain, vf, ve * self.gain, ef)  # (the views keep pe, ve)
+        samples = (pf, self._in_light(pe), vf, self._in_light(ve), ef)  # (views keep pe, ve)
         return samples, views.features(samples, self._lit)
+
+    def _in_light(self, empty_samples: np.ndarray) -> np.ndarray:
+        """Empty-board samples [..., 3] (BGR) times the light's gain now, per channel. Flat,
+        against the gain repeated along them: numpy's broadcast over a last axis of three costs
+        three times as much (0.35 against 0.1 ms for the plane grid of 8x8)."""
+        n = empty_samples.size
+        repeated = self._gain_repeated
+        if len(repeated) < n or not np.array_equal(repeated[:3], self.gain):
+            repeated = self._gain_repeated = np.tile(self.gain, n // 3)
+        return (empty_samples.reshape(-1) * repeated[:n]).reshape(empty_samples.shape)
 
     def _classify_squares(self, frame: np.ndarray) -> dict[str, np.ndarray]:
         """Every square through the classifier; the top colour sampled where it says the top is."""
