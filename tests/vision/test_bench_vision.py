@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.vision import bench_installations
 from vision.calibration import FEATURES, Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,3 +122,19 @@ def test_error_causes_name_what_is_wrong():
     assert cause(wall, empty) == "missed" and cause(empty, wall) == "imagined"
     assert cause(wall, SquareReading(False, "dark", "flat", 1)) == "colour"
     assert cause(wall, SquareReading(False, "light", "flat", 2)) == "wall -> flat"
+
+
+def test_the_speed_bench_reads_with_both_readers_and_counts_the_calls_they_differ_on():
+    done = subprocess.run(
+        [sys.executable, "bench/vision_speed.py", "--against", "HEAD", "--frames", "4"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    then, now = (float(line.split(":")[1].split()[0]) for line in lines[1:3])
+    assert then > 0 and now > 0
+    differ, of = (int(x) for x in lines[3].rsplit(":", 1)[1].split(" of "))
+    assert of == sum(len(s.scenes) * s.size**2 for s in bench_installations(4, 1))
+    vision_changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "vision"], cwd=ROOT)
+    if vision_changed.returncode == 0:  # the reader at HEAD is the working tree's: same calls
+        assert differ == 0
