@@ -179,8 +179,8 @@ def _unlike(
 
 def every_nth_pixel(frame: np.ndarray, n: int) -> np.ndarray:
     """`frame[::n, ::n]` as a compact array. Nearest-neighbour shrinking by a whole factor picks
-    the same pixels, and is ten times quicker than numpy's strided copy of a 1280x720 frame
-    (0.02 against 0.2 ms), which every read paid twice."""
+    the same pixels in 0.01-0.02 ms (1280x720, n = 8); every read used to pay numpy's strided
+    reads twice instead (0.07 ms for the motion gate's grey copy, 0.2 for the blank check)."""
     h, w = frame.shape[:2]
     # (given the factor, OpenCV takes pixel floor(i * n): numpy's when the sizes round alike)
     small = cv2.resize(frame, None, fx=1 / n, fy=1 / n, interpolation=cv2.INTER_NEAREST)
