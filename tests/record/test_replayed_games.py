@@ -1153,3 +1153,20 @@ def test_a_square_read_as_it_was_at_the_last_match_does_not_block_a_piece_unseen
     # plies. A square read now as it was read then says nothing new. The first 345 frames.
     notes = replayed_exactly("seed4454-start.npz")
     assert notes[25].uncertain and "the reader sees no piece there" in notes[25].reason
+
+
+def test_a_sure_ply_is_marked_when_a_rival_fitting_the_changes_better_explains_a_changed_square():
+    # fresh bench seed 5257 (6x6, tilt 39; its first 345 frames): ply 27, `2c2+11`, dropped its
+    # last flat on c4, which the reader read empty at 0.98 though c4's look changed by 2.11 (the
+    # spill of c3's taller stack was taken for it). `2c2+` was committed sure and written
+    # without a mark; its rival fitted the changes better and only c4's reading was against it.
+    recorder, truth = replay("seed5257-start.npz")
+    notes = recorder.notes
+    assert len(notes) == len(truth) == 27
+    assert notes[26].ply == Ply.from_ptn("2c2+") and truth[26] == Ply.from_ptn("2c2+11")
+    assert notes[26].uncertain and notes[26].alternatives == (Ply.from_ptn("2c2+11"),)
+    assert notes[26].reason == (
+        "2c2+11 fits the changes better (c4 changed, which this ply leaves alone)")
+    assert silent_errors(notes, truth) == []
+    # the rule marks no other ply of the game
+    assert sum("fits the changes better" in note.reason for note in notes) == 1
