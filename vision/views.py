@@ -192,12 +192,11 @@ class SquareViews:
         (x0, y0), (x1, y1) = self._blur_origin, self._blur_end
         box = frame[y0:y1, x0:x1]
         if box.size:
-            fx, fy = self._plane_maps_in_box
+            (fx, fy), shrunk = self._plane_maps_in_box, self._plane_maps_shrunk
         else:  # the whole grid lies off this frame: the frame's border, as from the whole frame
-            box, (fx, fy) = frame, self._plane_maps[:2]
+            box, (fx, fy), shrunk = frame, self._plane_maps[:2], None
         soft = cv2.blur(box, (self.blur, self.blur)) if self.blur > 1 else box
         pf = _remap(soft, fx, fy).reshape(S, *PLANE_SHAPE)
-        shrunk = self._plane_maps_shrunk if fx is self._plane_maps_in_box[0] else None
         ef = self._edges(box, fx, fy, shrunk).reshape(S, *EDGE_SHAPE)
         vx, vy, _, _ = self._vertical_maps
         vf = _remap(frame, vx, vy).reshape(S, *VERTICAL_SHAPE)
