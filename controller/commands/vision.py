@@ -500,12 +500,6 @@ def _add_train(subparsers) -> None:
         "reader's two nets cost about what one whole one would, for almost the same calls; 0 "
         "keeps the layer whole)",
     )  # fmt: skip
-    parser.add_argument(
-        "--wooden-share", type=float, default=0.0, metavar="SHARE",
-        help="share of the training installations whose light pieces are of the board's own "
-        "wood (default 0: the draw of every installation before session 33; the reader errs most "
-        "where pieces barely stand apart from the board)",
-    )  # fmt: skip
     parser.set_defaults(_vision_run=_run_train)
 
 
@@ -525,6 +519,12 @@ def _add_training_set(parser, *, epochs: int, first: int, learning_rate: float) 
     parser.add_argument("--learning-rate", type=float, default=learning_rate,
                         help=f"peak learning rate (default {learning_rate:g}; lower with "
                         "--from)")  # fmt: skip
+    parser.add_argument(
+        "--wooden-share", type=float, default=0.0, metavar="SHARE",
+        help="share of the training installations whose light pieces are of the board's own "
+        "wood (default 0: the draw of every installation before session 33; the reader errs most "
+        "where pieces barely stand apart from the board); the held-out set stays the plain draw",
+    )  # fmt: skip
 
 
 def _training_problem(args) -> str | None:
@@ -541,6 +541,8 @@ def _training_problem(args) -> str | None:
         return "--learning-rate must be above 0"
     if args.start is not None and not args.start.is_file():
         return f"--from {args.start}: no such weights file"
+    if not 0 <= args.wooden_share <= 1:
+        return f"--wooden-share {args.wooden_share}: a share from 0 to 1"
     return None
 
 
@@ -553,8 +555,6 @@ def _run_train(args) -> int:
         return _fail(problem)
     if not 0 < args.keep_empty <= 1:
         return _fail(f"--keep-empty {args.keep_empty}: a share above 0 and at most 1")
-    if not 0 <= args.wooden_share <= 1:
-        return _fail(f"--wooden-share {args.wooden_share}: a share from 0 to 1")
     if args.first_rank is not None and args.first_rank < 0:
         return _fail(f"--first-rank {args.first_rank}: 0 (whole) or a rank below the units")
     out = args.output or WEIGHTS
@@ -617,7 +617,8 @@ def _run_train_stack(args) -> int:
     try:
         figures = run_training(args.installations, args.first, args.held_out, args.epochs,
                                args.jobs, out, args.data, start=args.start,
-                               learning_rate=args.learning_rate)  # fmt: skip
+                               learning_rate=args.learning_rate,
+                               wooden_share=args.wooden_share)  # fmt: skip
     except ValueError as err:  # too few squares to fit, --from weights of other features
         return _fail(str(err))
     print(f"wrote {out}")

@@ -176,7 +176,8 @@ def test_train_stack_refuses_bad_arguments_before_anything_is_rendered(tmp_path,
     assert takboard(["vision", "train", "--first", "-1"]) == 2
     assert "--first must be 0 or more" in capsys.readouterr().err
     for bad, said in ((["--learning-rate", "0"], "--learning-rate must be above 0"),
-                      (["--from", str(tmp_path / "none.npz")], "no such weights file")):
+                      (["--from", str(tmp_path / "none.npz")], "no such weights file"),
+                      (["--wooden-share", "-0.1"], "--wooden-share -0.1: a share from 0 to 1")):
         assert takboard(["vision", "train-stack", "--data", str(tmp_path / "d"), *bad]) == 2
         assert said in capsys.readouterr().err
     assert not (tmp_path / "d").exists()

@@ -170,8 +170,10 @@ def score(net: StackNet, pair: Ensemble, X: np.ndarray, kind: np.ndarray, height
 
 def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, out: Path,
         data: Path, *, start: Path | None = None, learning_rate: float = 2e-3,
-        widths: tuple[int, int, int] = WIDTHS, seed: int = 0) -> dict:  # fmt: skip
-    """Render (or read back from `data`) installations `first`.. and the held-out set, fit the
+        widths: tuple[int, int, int] = WIDTHS, seed: int = 0, wooden_share: float = 0.0
+        ) -> dict:  # fmt: skip
+    """Render (or read back from `data`) installations `first`.. (a share `wooden_share` of them
+    with light pieces of the board's wood, `random_look`) and the held-out set, fit the
     stack net (from `start`'s weights, if given) on the occupied squares of all but the last
     EVAL_SHARE of them, scale its heads on the held-out set, write `out` and return the
     scores."""
@@ -180,7 +182,7 @@ def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, o
     rng = np.random.default_rng(seed)
     data.mkdir(parents=True, exist_ok=True)
     seeds = [training_seed(first + i) for i in range(installations)]
-    X_all, kind_all, height_all = dataset(seeds, jobs, "train", data)
+    X_all, kind_all, height_all = dataset(seeds, jobs, "train", data, wooden_share=wooden_share)
     cut = int(len(kind_all) * (1 - EVAL_SHARE))
     X, rows = occupied(X_all, kind_all, 0, cut)
     kind, height = kind_all[rows], height_all[rows]
