@@ -1020,7 +1020,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         (`ChangeJudge.rises_in_view`), the reader read a piece there before and none now
         (`ChangeJudge.hidden`): the risen stack hides it whole (fresh bench seed 3242, 4x4,
         tilt 39: `3b1+12` built b3 up to three, b4's flat behind it went from 0.99 to read
-        empty, and `3b1+111` was asked first, 2.0 ahead)."""
+        empty, and `3b1+111` was asked first, 2.0 ahead), whatever the rival does there, in
+        sight or not (fresh seed 5341, 4x4, tilt 36: a wall placed on b3 hid b4's lone flat
+        behind it, read empty now; `b4-`, which empties b4, fitted that faint change, and was
+        asked first and guessed though `Sb3` scored 0.55 better and the reader contradicted
+        `b4-` on b3; 16 plies later the wall moved and the game was lost)."""
         if judge is None:  # (not judged by change: no faint changes)
             return 0.0
         position = self.position
@@ -1040,7 +1044,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 in_sight = not top_colour_kept(old, new)
                 w = (judge.turned(sq, old, new)
                      if in_sight and self.changes.get(sq, 0.0) < UNCHANGED_BELOW else 1.0)
-                if sq in risen and not in_sight and judge.hidden(sq):
+                if sq in risen and judge.hidden(sq):
                     w = 0.0  # (behind the risen stack: its change is that stack's)
                 elif not in_sight:
                     _, _, stayed = judge.height_news(sq, len(new) - len(old))

@@ -1170,3 +1170,15 @@ def test_a_sure_ply_is_marked_when_a_rival_fitting_the_changes_better_explains_a
     assert silent_errors(notes, truth) == []
     # the rule marks no other ply of the game
     assert sum("fits the changes better" in note.reason for note in notes) == 1
+
+
+def test_a_square_hidden_behind_a_placed_wall_does_not_put_a_spread_from_it_first():
+    # fresh bench seed 5341 (4x4, tilt 36; its first 215 frames): ply 14, `Sb3`, stood a wall
+    # in front of b4's lone flat, which the reader then read empty. `b4-` (the flat moved onto
+    # b3) explained that faint change on b4 and was asked first, though the wall scored better
+    # and the reader saw a wall, not a flat, on b3. Behind a piece that rises in the view, a
+    # square's change is that piece's whatever a rival does there.
+    recorder, truth = replay("seed5341-start.npz")
+    notes = recorder.notes
+    assert [note.ply for note in notes] == truth
+    assert notes[13].uncertain and notes[13].alternatives == (Ply.from_ptn("b4-"),)
