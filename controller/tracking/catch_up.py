@@ -19,8 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.tak import Ply, Position
-from controller.tracking.by_change import SURELY_CHANGED, UNSEEN_PIECES, unseen_pieces
+from controller.tak import FLAT, Ply, Position
+from controller.tracking.by_change import (
+    SURELY_CHANGED,
+    UNSEEN_PIECES,
+    neighbours,
+    unseen_pieces,
+)
 from controller.tracking.decisions import Ask, Candidate, Decision
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.scoring import (
@@ -60,18 +65,27 @@ class CatchUp:
 
     def _caught_up(self, evidence, p, appearance) -> list[Decision]:
         """Out of sync, the board fits no ply: do two or three plies from the game's position
-        lead to it? Every square that surely changed or that the reader reads against the game
-        must be one the plies touch, each ply touches one of them, and the reader contradicts at
-        most one square of the result, one the plies touch (the misread that lost the game).
-        Asked about, the likeliest first, each result once (in the order the boards seen since
-        the desync support best)."""
+        lead to it? Every square that the reader reads against the game must be one the plies
+        touch; every other square that surely changed must be one they touch, or next to one
+        where a piece stands tall, before the plies or after them (a wall, a capstone or a
+        stack changes what its neighbours show: what it hides behind it or no longer hides);
+        each ply touches one of these squares, and the reader contradicts at most one square of
+        the result, one the plies touch (the misread that lost the game). A square the reader
+        read against the game already when it last matched, and still does, is a misread that
+        stands, not news: it neither has to be touched nor counts against a result that leaves
+        it alone (fresh bench seed 5372, 5x5, tilt 40: a light flat on d5 was never seen; a
+        wall moved off d3 hid c4 and showed d4, and the next ply came before the tracker had
+        asked about the first; the catch-up wanted d5, c4 and d4 touched, found nothing, and
+        the game's last 14 plies were lost). Asked about, the likeliest first, each result once
+        (in the order the boards seen since the desync support best)."""
         position, cfg = self.position, self.config
+        standing = self._wrong_at_last_match()
         costs = contradictions(position, evidence)
-        targets = {sq for sq, q in p.items() if q >= SURELY_CHANGED}
-        targets |= {sq for sq, c in costs.items() if c > WRONG_SQUARE_COST}
-        if not targets or len(targets) > CATCH_UP_SQUARES:
+        against = {sq for sq, c in costs.items() if c > WRONG_SQUARE_COST and sq not in standing}
+        beside = {sq for sq, q in p.items() if q >= SURELY_CHANGED} - against
+        if not against or len(against | beside) > CATCH_UP_SQUARES:
             return []
-        found = _sequences(position, evidence, targets)
+        found = _sequences(position, evidence, against, beside, standing)
         if not found:  # (None: the budget ran out)
             return []
         since, boards = self._unmatched_boards
@@ -104,19 +118,31 @@ class CatchUp:
         return self._misread_squares
 
 
-def _sequences(position: Position, evidence, targets: set[str]
-               ) -> list[tuple[float, str, list[Ply]]] | None:  # fmt: skip
+def _sequences(position: Position, evidence, against: set[str], beside: set[str],
+               standing: set[str]) -> list[tuple[float, str, list[Ply]]] | None:  # fmt: skip
     """Sequences of 2..CATCH_UP_PLIES plies from `position` (left as it was), each touching
-    `targets`, together touching all of them, whose result the reader contradicts as
-    `_caught_up` allows: (the result's cost, the result as TPS, plies). None when the budget
-    ran out."""
+    `against` or `beside`, together touching all of `against` and all of `beside` or the
+    neighbours of a tall stack they touch, whose result the reader contradicts as `_caught_up`
+    allows (`standing` misreads left alone not counted): (the result's cost, the result as TPS,
+    plies). None when the budget ran out."""
     size = position.size
     before = position.stacks()
+    targets = against | beside
     found: list[tuple[float, str, list[Ply]]] = []
     judged = 0
 
+    def explained(touched: set[str]) -> bool:
+        # a square beside one where a piece stands tall in the view, before the plies or after
+        # them, may have changed by what that piece hides or shows
+        tall = {sq for sq in touched
+                if _tall(before.get(sq, ())) or _tall(position.stack(sq))}  # fmt: skip
+        near = touched.union(*(neighbours(sq, size) for sq in tall))
+        return against <= touched and beside <= near
+
     def judge(plies: list[Ply], touched: set[str]) -> None:
         costs = contradictions(position, evidence)
+        for sq in standing - touched:
+            costs.pop(sq, None)
         wrong = [sq for sq, c in costs.items() if c > WRONG_SQUARE_COST]
         if len(wrong) > 1 or not set(wrong) <= touched:
             return
@@ -137,7 +163,7 @@ def _sequences(position: Position, evidence, targets: set[str]
 
     def search(plies: list[Ply], touched: set[str]) -> bool:
         nonlocal judged
-        if len(plies) >= 2 and targets <= touched:
+        if len(plies) >= 2 and explained(touched):
             judge(plies, touched)
         if len(plies) == CATCH_UP_PLIES or position.outcome() is not None:
             return True
@@ -157,6 +183,11 @@ def _sequences(position: Position, evidence, targets: set[str]
         return True
 
     return found if search([], set()) else None
+
+
+def _tall(stack) -> bool:
+    """Does `stack` stand above a flat's height: two pieces or more, or a wall or capstone?"""
+    return len(stack) >= 2 or (bool(stack) and stack[-1][1] != FLAT)
 
 
 def _order_cost(position: Position, plies: list[Ply], boards: list[dict]) -> float:

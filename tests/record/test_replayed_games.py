@@ -1182,3 +1182,17 @@ def test_a_square_hidden_behind_a_placed_wall_does_not_put_a_spread_from_it_firs
     notes = recorder.notes
     assert [note.ply for note in notes] == truth
     assert notes[13].uncertain and notes[13].alternatives == (Ply.from_ptn("b4-"),)
+
+
+def test_a_catch_up_passes_over_a_misread_that_stands_and_a_tall_pieces_shadow():
+    # fresh bench seed 5372 (5x5, tilt 40; its first 590 frames): the light flat placed on d5 at
+    # ply 8 was never seen. At ply 47 `d3<` moved a wall off d3 onto c3 (read empty at 0.75),
+    # hiding c4 behind it and showing d4; `a5` came before the board had been asked about. The
+    # catch-up wanted d5, c4 and d4 touched by the plies it looked for, found none, and the
+    # game's last 14 plies were lost. d5 was read wrong already when the game last matched, and
+    # c4 and d4 changed beside the wall.
+    recorder, truth = replay("seed5372-start.npz")
+    notes = recorder.notes
+    assert [note.ply for note in notes] == truth
+    assert notes[46].uncertain and "caught up" in notes[46].reason
+    assert silent_errors(notes, truth) == []
