@@ -47,6 +47,7 @@ from controller.tracking import (
     Tracker,
     TrackerConfig,
 )
+from controller.tracking.by_change import other_drops
 from controller.tracking.change import CHANGED_ABOVE
 
 # Offline a question costs a `?` in the file and nothing more; live it makes the LEDs stop the
@@ -482,7 +483,8 @@ class Recorder:
         if last is None or commit not in last.decisions:
             return None
         return (self._spread_from_doubt(commit, last) or self._changed_in_doubt(commit)
-                or self._rival_explains_change(commit, last))  # fmt: skip
+                or self._rival_explains_change(commit, last)
+                or self._cheaper_count(commit, last))  # fmt: skip
 
     def _spread_from_doubt(self, commit: Commit, last: Evaluation) -> PlyNote | None:
         """A ply the tracker was sure of, as an unsure note when a spread from a square whose
@@ -571,6 +573,34 @@ class Recorder:
                 return PlyNote(commit.ply, True, (rival,),
                                f"{rival.ptn()} fits the changes better ({changed[0]} changed, "
                                "which this ply leaves alone)")  # fmt: skip
+        return None
+
+    def _cheaper_count(self, commit: Commit, last: Evaluation) -> PlyNote | None:
+        """A spread the tracker was sure of, as an unsure note when the same spread with other
+        counts or drops scored cheaper, fitted the board's changes (`structure_ok`), and was
+        passed over only for what the reader holds against it, no more than
+        RIVAL_CONTRADICTED_AT_MOST: the reader's misread of one square then chose the count.
+        Fresh bench seed 5430 (6x6, tilt 28): `3b4>` moved b4's whole stack, a light wall on
+        top, onto c4; the reader read a light wall still on b4 at 0.76 (the wall's image beside
+        it), which ruled `3b4>` out though it scored 0.54 cheaper, and `2b4>` was written
+        without a mark. None when there is no such rival. `last`: the board the commit was
+        judged on (`_second_look`)."""
+        if commit.ply.is_placement:
+            return None
+        cfg = self.tracker.config
+        ranked = last.ranked[: cfg.max_considered]
+        mine = next((h for h in ranked if h.ply == commit.ply and not h.back), None)
+        if mine is None:
+            return None
+        for h in ranked:
+            rival = h.ply
+            if (rival is not None and not h.back and h.cost < mine.cost
+                    and other_drops(rival, commit.ply)
+                    and h.structure is not None and h.structure <= cfg.structure_ok
+                    and h.contradiction <= RIVAL_CONTRADICTED_AT_MOST):  # fmt: skip
+                return PlyNote(commit.ply, True, (rival,),
+                               f"{rival.ptn()} fits the changes better; the reader's reading "
+                               "ruled it out")  # fmt: skip
         return None
 
     def _stack_before(self, commit: Commit, square: str) -> tuple:

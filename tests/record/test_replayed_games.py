@@ -1196,3 +1196,16 @@ def test_a_catch_up_passes_over_a_misread_that_stands_and_a_tall_pieces_shadow()
     assert [note.ply for note in notes] == truth
     assert notes[46].uncertain and "caught up" in notes[46].reason
     assert silent_errors(notes, truth) == []
+
+
+def test_a_sure_spread_is_marked_when_a_cheaper_count_was_ruled_out_only_by_the_reader():
+    # fresh bench seed 5430 (6x6, tilt 28; its first 595 frames): ply 45, `3b4>`, moved b4's
+    # whole stack of three, a light wall on top, onto c4. The reader read a light wall still on
+    # b4 at 0.76, which ruled `3b4>` out though it fitted the changes 0.54 better, and `2b4>`
+    # was written without a mark.
+    recorder, truth = replay("seed5430-start.npz")
+    notes = recorder.notes
+    assert len(notes) == len(truth) == 45
+    assert notes[44].ply == Ply.from_ptn("2b4>") and truth[44] == Ply.from_ptn("3b4>")
+    assert notes[44].uncertain and notes[44].alternatives == (Ply.from_ptn("3b4>"),)
+    assert silent_errors(notes, truth) == []
