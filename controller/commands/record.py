@@ -40,6 +40,7 @@ from controller.tracking import (
     Desync,
     Evaluation,
     GameOver,
+    Hypothesis,
     Illegal,
     PlayedOn,
     Resynced,
@@ -555,9 +556,7 @@ class Recorder:
         was written without a mark. On the 632 games stored in session 43 this marks 17 plies:
         that one and 16 right ones. None when there is no such rival. `last`: the board the
         commit was judged on (`_second_look`)."""
-        cfg = self.tracker.config
-        ranked = last.ranked[: cfg.max_considered]
-        mine = next((h for h in ranked if h.ply == commit.ply and not h.back), None)
+        ranked, mine = self._considered(commit, last)
         if mine is None or mine.structure is None:
             return None
         touched = set(commit.ply.squares(self.size))
@@ -587,21 +586,27 @@ class Recorder:
         judged on (`_second_look`)."""
         if commit.ply.is_placement:
             return None
-        cfg = self.tracker.config
-        ranked = last.ranked[: cfg.max_considered]
-        mine = next((h for h in ranked if h.ply == commit.ply and not h.back), None)
+        ranked, mine = self._considered(commit, last)
         if mine is None:
             return None
+        ok = self.tracker.config.structure_ok
         for h in ranked:
             rival = h.ply
             if (rival is not None and not h.back and h.cost < mine.cost
                     and other_drops(rival, commit.ply)
-                    and h.structure is not None and h.structure <= cfg.structure_ok
+                    and h.structure is not None and h.structure <= ok
                     and h.contradiction <= RIVAL_CONTRADICTED_AT_MOST):  # fmt: skip
                 return PlyNote(commit.ply, True, (rival,),
                                f"{rival.ptn()} fits the changes better; the reader's reading "
                                "ruled it out")  # fmt: skip
         return None
+
+    def _considered(self, commit: Commit, last: Evaluation
+                    ) -> tuple[list[Hypothesis], Hypothesis | None]:  # fmt: skip
+        """The hypotheses the commit's board was weighed with (the tracker's `max_considered`
+        best), and the commit's own among them (None: not there)."""
+        ranked = last.ranked[: self.tracker.config.max_considered]
+        return ranked, next((h for h in ranked if h.ply == commit.ply and not h.back), None)
 
     def _stack_before(self, commit: Commit, square: str) -> tuple:
         """The stack on `square` just before ply `commit.number` (the game as recorded)."""
