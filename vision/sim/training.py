@@ -24,14 +24,16 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from vision import geometry
-from vision.locate import BoardLocator, BoardNotFoundError
+from vision.locate import BoardLocator, BoardNotFoundError, BoardPose
 from vision.net import (
     FIRST_RANK,
     HIDDEN,
@@ -42,8 +44,8 @@ from vision.net import (
     fit_temperature,
     train,
 )
-from vision.sim.look import random_setup
-from vision.sim.renderer import render_frame
+from vision.sim.look import Look, random_setup
+from vision.sim.renderer import RenderedFrame, render_frame
 from vision.sim.scene import COLORS, Scene, capstones_per_player, random_leds, random_scene
 from vision.views import N_FEATURES, SquareViews, mirror_index, warp_to_board
 
@@ -87,28 +89,39 @@ def crowded_scene(rng: np.random.Generator, size: int) -> Scene:
     return Scene(size, stacks)
 
 
-def installation(
-    seed: int, keep_empty: float = 1.0, wooden_share: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One installation's examples: features [N, F] float16, kind [N], height - 1 [N].
+@dataclass
+class Shot:
+    """One training frame of an installation, with what was used to render and read it."""
 
-    `keep_empty`: the share of empty squares kept (drawn from their own generator, so the frames
-    rendered do not depend on it). `wooden_share`: the chance of a set whose light pieces are of
-    the board's wood (`random_look`)."""
+    pose: BoardPose  # located on the installation's empty frame, as the reader locates it
+    views: SquareViews
+    empty: np.ndarray  # the empty board's frame (BGR)
+    empty_rect: np.ndarray  # its empty-board model (`warp_to_board`)
+    scene: Scene
+    look: Look
+    frame: RenderedFrame
+    tilt: float  # degrees
+
+
+def installation_shots(seed: int, wooden_share: float = 0.0) -> Iterator[Shot]:
+    """The frames of installation `seed`: a random size, camera, look and resolution, then
+    FRAMES_PER_INSTALLATION positions (half ordinary mid-games, half crowded). Nothing when the
+    board is not found in the empty frame. The draw is the same whoever consumes it, so the
+    classifier's examples (`installation`) and any experiment on the same seeds see the same
+    frames."""
     rng = np.random.default_rng(seed)
     size = int(rng.integers(4, 9))
-    camera, look = random_setup(seed, size, tilt_deg=float(rng.uniform(0.0, 40.0)),
-                                wooden_share=wooden_share)  # fmt: skip
+    tilt = float(rng.uniform(0.0, 40.0))
+    camera, look = random_setup(seed, size, tilt_deg=tilt, wooden_share=wooden_share)
     width, height = RESOLUTIONS[int(rng.integers(len(RESOLUTIONS)))]
     camera = camera.with_resolution(width, height)
     empty = render_frame(Scene(size), camera, look, seed=seed).image
     try:
         pose = BoardLocator(size).locate(empty)
     except BoardNotFoundError:
-        return np.zeros((0, N_FEATURES), np.float16), np.zeros(0, int), np.zeros(0, int)
+        return
     views = SquareViews(pose)
     empty_rect = warp_to_board(empty, pose)
-    xs, kinds, heights = [], [], []
     for k in range(FRAMES_PER_INSTALLATION):
         if rng.random() < 0.5:
             scene = random_scene(int(rng.integers(1 << 30)), size,
@@ -118,12 +131,29 @@ def installation(
         if rng.random() < LED_SHARE:
             scene.leds = random_leds(rng, size)
         frame = render_frame(scene, camera, look, seed=seed + k + 1, t=2.0 * (k + 1))
-        features = views.features(views.sample(frame.image, empty_rect), scene.leds)
+        yield Shot(pose, views, empty, empty_rect, scene, look, frame, tilt)
+
+
+def installation(
+    seed: int, keep_empty: float = 1.0, wooden_share: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One installation's examples: features [N, F] float16, kind [N], height - 1 [N].
+
+    `keep_empty`: the share of empty squares kept (drawn from their own generator, so the frames
+    rendered do not depend on it). `wooden_share`: the chance of a set whose light pieces are of
+    the board's wood (`random_look`)."""
+    xs, kinds, heights = [], [], []
+    for shot in installation_shots(seed, wooden_share):
+        views = shot.views
+        features = views.features(views.sample(shot.frame.image, shot.empty_rect),
+                                  shot.scene.leds)  # fmt: skip
         xs.append(features.astype(np.float16))
         for name in views.names:
-            truth = frame.truth.squares[name]
+            truth = shot.frame.truth.squares[name]
             kinds.append(0 if truth.empty else KINDS.index(truth.kind))
             heights.append(0 if truth.empty else min(truth.height, MAX_HEIGHT) - 1)
+    if not xs:
+        return np.zeros((0, N_FEATURES), np.float16), np.zeros(0, int), np.zeros(0, int)
     X, kind, height = np.vstack(xs), np.array(kinds), np.array(heights)
     if keep_empty < 1.0:
         keep = (kind > 0) | (np.random.default_rng((seed, 1)).random(len(kind)) < keep_empty)
