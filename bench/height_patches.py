@@ -269,9 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first", type=int, default=40000, help="first training installation")
     ap.add_argument("--train", type=int, default=1200, help="installations to fit on")
     ap.add_argument("--test", type=int, default=150, help="installations after them, to score")
-    ap.add_argument("--epochs", type=int, default=5)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--epochs", type=int, default=5, help="passes over the fitting set (5)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="rendering processes and PyTorch threads (2)")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     torch = _torch()
     torch.set_num_threads(args.jobs)
