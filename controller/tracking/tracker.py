@@ -1169,11 +1169,17 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
 
         best = ranked[0]
         close = [h for h in ranked[1 : cfg.max_considered]
-                 if h.cost - best.cost < 2 * cfg.commit_margin]  # fmt: skip
+                 if h.cost - best.cost < 2 * cfg.commit_margin
+                 and h.contradiction <= cfg.match_cost]  # fmt: skip
         # rivals as near are asked about with it (fresh bench seed 3836, 5x5, tilt 39: `b4<`
         # and `a5-` each moved a wall onto a4, each leaving the other's square changed, 0.94
         # apart; the recording ended on a board reported illegal, its last ply unrecorded);
-        # any other rival that close, and nothing is asked
+        # any other rival that close, and nothing is asked. A rival the reader surely
+        # contradicts is no explanation of the board and stands in the way of none (fresh bench
+        # seed 5559, 4x4, tilt 39: the last ply `2b2<` raised a wall on a2 in front of a3,
+        # whose look changed; `2b2<`, `3b2<` and `b2<` each nearly fitted, and `4b2<`, 1.19
+        # behind but leaving b2 empty where the reader read two flats at 0.999, kept the
+        # question from being asked: the game's last ply went unrecorded)
         if not nearly(best) or not all(nearly(h) for h in close):
             return []
         ask = Ask(tuple(Candidate(h.ply, h.cost) for h in [best, *close])[: cfg.max_candidates],

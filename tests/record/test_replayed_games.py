@@ -1209,3 +1209,16 @@ def test_a_sure_spread_is_marked_when_a_cheaper_count_was_ruled_out_only_by_the_
     assert notes[44].ply == Ply.from_ptn("2b4>") and truth[44] == Ply.from_ptn("3b4>")
     assert notes[44].uncertain and notes[44].alternatives == (Ply.from_ptn("3b4>"),)
     assert silent_errors(notes, truth) == []
+
+
+def test_a_near_miss_is_asked_about_though_a_rival_the_reader_rules_out_scores_close():
+    # fresh bench seed 5559 (4x4, tilt 39), the last ply: `2b2<` raised a dark wall on a2 in
+    # front of a3, whose look and reading changed too. `2b2<`, `3b2<` and `b2<` each nearly
+    # fitted the board; `4b2<`, 1.19 behind, left b2 empty where the reader read two flats at
+    # 0.999, and kept the near miss from being asked: the game ended on a board reported
+    # illegal, its last ply unrecorded.
+    notes = replayed_exactly("seed5559.npz")
+    assert len(notes) == 44
+    last = notes[-1]
+    assert last.uncertain and "nearly shows" in last.reason
+    assert set(last.alternatives) == {Ply.from_ptn("3b2<"), Ply.from_ptn("b2<")}
