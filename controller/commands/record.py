@@ -410,6 +410,12 @@ class Recorder:
     def _follow_doubt_now(self, ply: Ply) -> PlyNote:
         """`_follow_doubt` on the game as it stood just after `ply`."""
         source = None if ply.is_placement else self._doubt.get(ply.square)
+        # a piece placed where the game has the square bare only by an unsure ply's answer: by
+        # another answer pieces stood there, and the ply seen was no placement (fresh bench seed
+        # 5040, 4x4: `2a4-` guessed for `a4-` at ply 40 left a4 bare; `b4<` then moved a flat
+        # onto a4's, and `a4` was written without a mark)
+        placed_on = ({**self._beyond, **self._doubt}.get(ply.square) if ply.is_placement
+                     else None)  # fmt: skip
         position = self.tracker.position
         squares = ply.squares(self.size)
         for sq in squares:
@@ -430,6 +436,8 @@ class Recorder:
         why = []
         if source is not None:
             why.append(f"carries pieces from {ply.square}, which depends on unsure ply {source}")
+        if placed_on is not None:
+            why.append(f"placed on {ply.square}, which is bare only by unsure ply {placed_on}")
         if self._count_doubt is not None and position.ply_count <= self._count_doubt:
             self._count_doubt = None  # taken back to before it: no longer in doubt
         if self._count_doubt is not None:

@@ -1222,3 +1222,16 @@ def test_a_near_miss_is_asked_about_though_a_rival_the_reader_rules_out_scores_c
     last = notes[-1]
     assert last.uncertain and "nearly shows" in last.reason
     assert set(last.alternatives) == {Ply.from_ptn("3b2<"), Ply.from_ptn("b2<")}
+
+
+def test_a_placement_on_a_square_bare_only_by_an_unsure_count_is_marked():
+    # fresh bench seed 5040 (4x4): ply 40, `a4-`, was asked about and guessed `2a4-`, which
+    # left a4 bare where a flat stood. Ply 41, `b4<`, moved b4's flat onto it, and the game so
+    # recorded could only explain that as a flat placed on a4: `a4` was written without a mark.
+    recorder, truth = replay("seed5040.npz")
+    notes = recorder.notes
+    assert notes[39].ply == Ply.from_ptn("2a4-") and truth[39] == Ply.from_ptn("a4-")
+    assert notes[39].uncertain
+    assert notes[40].ply == Ply.from_ptn("a4") and truth[40] == Ply.from_ptn("b4<")
+    assert notes[40].uncertain and "bare only by unsure ply 40" in notes[40].reason
+    assert silent_errors(notes, truth) == []
