@@ -41,6 +41,9 @@ class SquareEvidence:
     # `p_kind` it carries no doubt between wall and capstone: it says when a call settles a
     # placement's kind (`TrackerConfig.kind_sure`)
     kind_sure: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    # the reader's call taken back (`unseen.UNREAD`): scoring then weighs nothing here either
+    # way, as where there is no reading at all
+    unread: bool = False
 
     @property
     def occupied(self) -> bool:

@@ -72,7 +72,7 @@ BARE_AGAIN = 1.2
 # a2 by a spread, 0.37 from bare, read at 0.999)
 BARE_OVERRULES = 0.98
 UNREAD = SquareEvidence(p_occupied=0.5, p_light=0.5, p_kind=(1 / 3, 1 / 3, 1 / 3), height=0.0,
-                        height_weight=0.0)  # the reader's call on a square, taken back
+                        height_weight=0.0, unread=True)  # the reader's call on a square, taken back
 # An empty square read empty whose look changed by this much, and this many times the board's
 # median change, after a hand: a piece placed there that the reader cannot see
 # (`_unseen_after_hand`)

@@ -8,8 +8,15 @@ import pytest
 
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking.evidence import average, board_evidence, square_evidence
-from controller.tracking.scoring import contradiction, height_error, score_plies, sure_of_kind
+from controller.tracking.scoring import (
+    contradiction,
+    height_error,
+    score_plies,
+    square_cost,
+    sure_of_kind,
+)
 from controller.tracking.synthetic import stacks_reading
+from controller.tracking.unseen import UNREAD
 from vision.reading import SquareReading
 
 # c3 holds 2,2,1,1,1 (bottom -> top): 3c3>12 and 3c3>21 leave the same tops, d3/e3 at 1/2 or 2/1
@@ -121,3 +128,11 @@ def test_a_piece_the_reader_half_saw_contradicts_the_other_kinds_as_far_as_it_sa
     assert against(0.5001, lean, FLAT) - against(0.5001, lean, CAP) == pytest.approx(
         against(0.4999, lean, FLAT) - against(0.4999, lean, CAP), abs=1e-3)
     assert against(0.6, None, FLAT) == pytest.approx(against(0.6, None, CAP))  # no lean given
+
+
+def test_a_call_taken_back_weighs_nothing_for_an_empty_square_or_any_stack():
+    # (a coin flip on every question would still make any piece dearer than none)
+    stacks = [(), ((WHITE, FLAT),), ((1 - WHITE, WALL),), ((WHITE, FLAT), (1 - WHITE, CAP))]
+    assert [square_cost(stack, UNREAD) for stack in stacks] == [0.0] * len(stacks)
+    coin_flip = replace(UNREAD, unread=False)
+    assert square_cost((), coin_flip) < square_cost(((WHITE, FLAT),), coin_flip)
