@@ -414,8 +414,8 @@ class Recorder:
         # another answer pieces stood there, and the ply seen was no placement (fresh bench seed
         # 5040, 4x4: `2a4-` guessed for `a4-` at ply 40 left a4 bare; `b4<` then moved a flat
         # onto a4's, and `a4` was written without a mark)
-        placed_on = ({**self._beyond, **self._doubt}.get(ply.square) if ply.is_placement
-                     else None)  # fmt: skip
+        placed_on = (self._doubt.get(ply.square, self._beyond.get(ply.square))
+                     if ply.is_placement else None)  # fmt: skip
         position = self.tracker.position
         squares = ply.squares(self.size)
         for sq in squares:
