@@ -43,10 +43,10 @@ import numpy as np  # noqa: E402
 from vision.net import KINDS, MAX_HEIGHT, Ensemble  # noqa: E402
 from vision.reader import classify, with_stack_net  # noqa: E402
 from vision.sim.renderer import piece_offset  # noqa: E402
-from vision.sim.stack_training import _torch  # noqa: E402
+from vision.sim.stack_training import import_torch  # noqa: E402
 from vision.sim.training import installation_shots, training_seed  # noqa: E402
 from vision.stack_net import StackNet  # noqa: E402
-from vision.views import _channels  # noqa: E402
+from vision.views import change_channels  # noqa: E402
 
 RADIAL = np.arange(-0.6, 1.6001, 0.02)  # pitches from the square's centre, away from the camera
 ACROSS = np.linspace(-0.45, 0.45, 25)
@@ -71,7 +71,7 @@ def board_patches(frame: np.ndarray, empty: np.ndarray, maps: tuple[np.ndarray, 
     """[S, 3, ACROSS, RADIAL]: the reader's change channels of `frame` against `empty`."""
     f, e = (cv2.remap(im, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             for im in (frame, empty))  # fmt: skip
-    ch = _channels(f.reshape(-1, 3).astype(np.float32), e.reshape(-1, 3).astype(np.float32))
+    ch = change_channels(f.reshape(-1, 3).astype(np.float32), e.reshape(-1, 3).astype(np.float32))
     return ch.reshape(-1, len(ACROSS), len(RADIAL), 3).transpose(0, 3, 1, 2)
 
 
@@ -91,8 +91,6 @@ def render(seed: int) -> dict[str, np.ndarray] | None:
         views, names = shot.views, shot.views.names
         if maps is None:
             maps = patch_maps(shot.pose, views.centres, views.radial)
-            cam = shot.pose.camera_in_board
-            tan_view = np.abs(np.einsum("si,si->s", views.centres - cam[:2], views.radial)) / cam[2]
         occupied = [i for i, n in enumerate(names) if not shot.frame.truth.squares[n].empty]
         if not occupied:
             continue
@@ -106,7 +104,7 @@ def render(seed: int) -> dict[str, np.ndarray] | None:
             offsets = [np.array(piece_offset(shot.look, name, lv)) @ views.radial[i]
                        for lv in (levels - 1, 0)]  # fmt: skip
             out["patch"].append(patches[i].astype(np.float16))
-            out["geo"].append(np.append(views.geometry[i], tan_view[i]).astype(np.float32))
+            out["geo"].append(np.append(views.geometry[i], views.tan_view[i]).astype(np.float32))
             out["height"].append(min(truth.height, MAX_HEIGHT) - 1)
             out["kind"].append(KINDS.index(truth.kind) - 1)
             out["u_top"].append(offsets[0])
@@ -274,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="rendering processes and PyTorch threads (2)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
-    torch = _torch()
+    torch = import_torch()
     torch.set_num_threads(args.jobs)
     seeds = [training_seed(args.first + i) for i in range(args.train + args.test)]
     render_all(seeds, args.data, args.jobs)

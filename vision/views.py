@@ -84,7 +84,7 @@ def board_to_model_px(board_xy: np.ndarray, size: int) -> tuple[np.ndarray, np.n
     return u.astype(np.float32), v.astype(np.float32)
 
 
-def _channels(frame_bgr: np.ndarray, empty_bgr: np.ndarray) -> np.ndarray:
+def change_channels(frame_bgr: np.ndarray, empty_bgr: np.ndarray) -> np.ndarray:
     """[N, 3] float32 samples of the frame and the empty board -> [N, 3] change channels:
     log((grey_frame + 4) / (grey_empty + 4)) clipped to +-3, and 10x the change of the blue and
     of the red share of (B + G + R + 12)."""
@@ -147,6 +147,9 @@ class SquareViews:
         c1 = c0 + np.hstack([0.1 * R, np.zeros((S, 1))])
         px_per_pitch = np.linalg.norm(pose.project(c1) - pose.project(c0), axis=1) / 0.1
         elevation = np.arctan2(cz, np.abs(rho))
+        # how far from straight above the camera sees each square: tan of the angle from the
+        # vertical (a layer of height h moves h * tan_view along the line of sight)
+        self.tan_view = (np.abs(rho) / cz).astype(np.float32)
         self.geometry = np.stack([smear * 10, elevation, px_per_pitch / 100], 1).astype(np.float32)
         spacing_px = float(np.median(px_per_pitch)) * float(GRID[1] - GRID[0])
         self.blur = round(spacing_px / 2) | 1  # odd box size, about half a grid step
@@ -236,8 +239,8 @@ class SquareViews:
         """The classifier's input: [S, N_FEATURES] float32."""
         pf, pe, vf, ve, ef = samples
         S = len(self.names)
-        plane = _channels(pf.reshape(-1, 3), pe.reshape(-1, 3)).reshape(S, -1)
-        vertical = _channels(vf.reshape(-1, 3), ve.reshape(-1, 3)).reshape(S, -1)
+        plane = change_channels(pf.reshape(-1, 3), pe.reshape(-1, 3)).reshape(S, -1)
+        vertical = change_channels(vf.reshape(-1, 3), ve.reshape(-1, 3)).reshape(S, -1)
         # relative to the brightness there: a shadow's edge is as strong as a piece's in the light
         grey = (pf[..., 0] + pf[..., 1] + pf[..., 2]) * np.float32(1 / 3) + np.float32(4.0)
         edges = np.minimum(ef / grey, np.float32(EDGE_CLIP)).reshape(S, -1)

@@ -6,6 +6,7 @@ given; docs/vision.md, session 45)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from bench.height_patches import ACROSS, RADIAL, board_patches, patch_maps
 from vision.locate import BoardLocator
@@ -44,5 +45,6 @@ def test_a_taller_stack_reaches_further_along_the_line_of_sight_by_its_layers():
         ends[height] = far_end(patches[square])
     cam = pose.camera_in_board
     tan_view = np.linalg.norm(views.centres[square] - cam[:2]) / cam[2]
+    assert views.tan_view[square] == pytest.approx(tan_view, rel=1e-5)  # (what the bench feeds)
     two_layers = 2 * 0.15 * tan_view  # pitches on the board plane
     assert abs((ends[3] - ends[1]) - two_layers) < 0.06, (ends, two_layers)

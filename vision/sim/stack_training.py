@@ -55,7 +55,7 @@ def occupied(X: np.ndarray, kind: np.ndarray, lo: int, hi: int
     return out, rows
 
 
-def _torch():
+def import_torch():
     try:
         import torch
     except ImportError:
@@ -177,7 +177,7 @@ def run(installations: int, first: int, held_out: int, epochs: int, jobs: int, o
     stack net (from `start`'s weights, if given) on the occupied squares of all but the last
     EVAL_SHARE of them, scale its heads on the held-out set, write `out` and return the
     scores."""
-    torch = _torch()
+    torch = import_torch()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     data.mkdir(parents=True, exist_ok=True)
