@@ -25,6 +25,7 @@ via push/pop: there is no second copy of the rules here.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -37,6 +38,10 @@ W_KIND = 1.0
 W_HEIGHT = 0.9
 HEIGHT_CAP = 1.5  # pieces: a height error never costs more than a missing piece would
 HEIGHT_CONTRADICTION_CAP = 0.4
+
+# The most a height the reader finds unlikely can surprise it (`height_surprise`): a probability
+# of e^-5, 0.7 %; below that the reader is surely wrong, not informative
+SURPRISE_CAP = 5.0
 
 _KIND_INDEX = {FLAT: 0, WALL: 1, CAP: 2}
 
@@ -85,6 +90,22 @@ def _expected_errors(height_p: tuple[float, ...]) -> tuple[float, ...]:
                 for n in range(1, len(height_p) + 3)]  # fmt: skip
     best = min(expected)
     return tuple(e - best for e in expected)
+
+
+def height_surprise(evidence: SquareEvidence | None, height: int) -> float:
+    """How surprised the reader is to find `height` pieces on a square: -log of the probability
+    it gives that height, at most SURPRISE_CAP; 0 where it gave no distribution over heights,
+    reads the square empty, or `height` is 0 (whether a square is empty is the occupied term's).
+
+    Unlike `height_error`, which charges a height by its distance from the reader's and so hardly
+    tells two heights the reader is unsure between, this says how much likelier one of them is,
+    as the reader's own probabilities do: a height read 3 at 0.73 and 4 at 0.18 makes 4 surprise
+    it 1.4 more than 3."""
+    if (evidence is None or evidence.unread or evidence.height_p is None or height <= 0
+            or evidence.p_occupied < 0.5):  # fmt: skip
+        return 0.0
+    p = evidence.height_p[height - 1] if height <= len(evidence.height_p) else 0.0
+    return min(-math.log(max(p, 1e-12)), SURPRISE_CAP)
 
 
 def square_costs(position: Position, evidence: Mapping[str, SquareEvidence]) -> dict[str, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -9,8 +10,10 @@ import pytest
 from controller.tak import CAP, FLAT, WALL, WHITE, Ply, Position
 from controller.tracking.evidence import average, board_evidence, square_evidence
 from controller.tracking.scoring import (
+    SURPRISE_CAP,
     contradiction,
     height_error,
+    height_surprise,
     score_plies,
     square_cost,
     sure_of_kind,
@@ -70,6 +73,19 @@ def test_the_height_that_fits_the_belief_best_costs_nothing_and_others_by_distan
     assert errors[1] == 0.0  # height 2
     assert 0 < errors[2] < errors[0] < errors[3]  # 3 has support, 1 none, 4 is two off
     assert errors[9] == errors[10] > errors[3]  # beyond the reader's tallest: all alike
+
+
+def test_a_height_surprises_the_reader_as_far_as_its_probability_is_low():
+    # read 2 at 0.6, 3 at 0.325: by distance 1 and 3 are alike, by probability 3 is far likelier
+    ev = square_evidence(_read_two(_two(0.6, 0.325, 2, 3)))
+    surprise = [height_surprise(ev, n) for n in (1, 2, 3)]
+    assert surprise[1] < surprise[2] < surprise[0]
+    assert surprise[2] - surprise[1] == pytest.approx(math.log(0.6 / 0.325), rel=0.05)
+    assert height_surprise(ev, 8) <= SURPRISE_CAP  # (a height it gave nothing: at most the cap)
+    # nothing to say where the reader gave no distribution, or reads the square empty
+    assert height_surprise(square_evidence(_read_two(None)), 3) == 0.0
+    empty = SquareReading(True, None, None, 0, confidence=0.9)
+    assert height_surprise(square_evidence(empty), 1) == 0.0
 
 
 def test_without_a_distribution_the_call_and_its_confidence_score_as_before():
