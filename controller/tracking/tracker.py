@@ -117,8 +117,8 @@ ASK_CONTRADICTED = 0.5
 # surprising one's (`_count_surprise`). The cost's height terms weigh a height by its distance
 # from the reader's, and on a square only its height changes, by the change the reader saw
 # (`by_change.height_news`): both hardly tell apart two heights the reader is unsure between. On
-# the 1,000 stored games of sets 4751-5750, 443 such questions, the right count first 412 -> 424
-# times (0.2 and 0.3 the same; 0.1: 420; 0.5: 420; 1.0: 405)
+# the 1,000 stored games of sets 4751-5750, 452 such questions, the ply played first 422 -> 435
+# times (0.2 and 0.3: 434; 0.1: 430; 0.5: 431; 1.0: 414; `bench/count_questions.py`)
 COUNT_SURPRISE = 0.25
 # A square's height the reader read unchanged, before and after, at least this surely (its height
 # confidence, calibrated: on the vision bench heights called at 0.99 or more were right 99.9 % of

@@ -90,3 +90,17 @@ def test_a_replay_run_is_compared_with_the_games_as_bench_record_ran_them(tmp_pa
     (tmp_path / "other.json").write_text(json.dumps({"games": [{"seed": 1}]}))
     bad = run("bench/replay.py", str(game), "--against", str(tmp_path / "other.json"))
     assert bad.returncode == 2 and "other.json: not a --json file" in bad.stderr
+
+
+def test_the_count_questions_bench_says_which_share_of_the_heights_surprise_puts_them_right():
+    # fresh bench seed 5063's first 473 frames: one count question, `4d1<22` against `4d1<13`
+    # (and two more counts), tied on cost but for the reader's height probabilities
+    game = GAMES / "seed5063-start.npz"
+    out = run("bench/count_questions.py", str(game), "--shares", "0", "0.25")
+    assert out.returncode == 0, out.stderr
+    assert "1 games, 1 count questions, the ply played among the candidates in 1" in out.stdout
+    rows = {line.split()[0]: line.split()[1] for line in out.stdout.splitlines()[2:]}
+    assert rows == {"0.00": "0", "0.25": "1"}  # right first: without the surprise, and with it
+
+    missing = run("bench/count_questions.py", str(GAMES / "no-such-game.npz"))
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
