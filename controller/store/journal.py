@@ -366,6 +366,30 @@ class Journal:
                 self._positions.pop(int(game_id), None)
         return old
 
+    def mark_uncertain(self, game_id: GameId, number: int, alternatives: Iterable[Ply]) -> None:
+        """Mark ply `number` unsure after the fact, naming `alternatives` (a later board showed
+        what one of them would have left), in one durable transaction. Raises `JournalError`
+        if the game has no such ply, `IllegalPlyError` if an alternative could not have been
+        played in its place."""
+        alternatives = tuple(alternatives)
+        with self._lock:
+            record = self.game(game_id)
+            if not 1 <= number <= len(record.plies):
+                raise JournalError(f"game {game_id} has no ply {number} (it has "
+                                   f"{len(record.plies)})")  # fmt: skip
+            position = Position(record.size, komi=record.komi, opening=record.opening)
+            for ply in record.plies[: number - 1]:
+                position.play(ply.ply)
+            for alt in alternatives:  # raises IllegalPlyError quoting the ply and TPS
+                position.play(alt)
+                position.pop()
+            with self._write() as db:
+                db.execute(
+                    "UPDATE plies SET uncertain = 1, alternatives = ? WHERE game_id = ?"
+                    " AND number = ?",
+                    (json.dumps([alt.ptn() for alt in alternatives]), int(game_id), number),
+                )
+
     def set_tags(self, game_id: GameId, **tags: str | None) -> None:
         """Add, change (or with None, remove) tags: `set_tags(gid, Player1="Ann", Event=None)`."""
         with self._lock, self._write() as db:

@@ -136,6 +136,24 @@ def test_correcting_the_ply_that_ended_a_game_opens_it_again_unless_it_still_end
         journal.correct_last_ply(other, Ply.from_ptn("b1"))
 
 
+def test_an_earlier_ply_is_marked_unsure_after_the_fact_and_stays_so_on_reopening(journal, db):
+    gid = journal.new_game(size=5)
+    for p in plies("a1", "e5", "e4", "d5", "e4+", "c3"):
+        journal.append_ply(gid, p)
+    journal.finish(gid, "0-1")  # (a finished game's plies are marked too: it is said after)
+    journal.mark_uncertain(gid, 5, plies("e4<"))
+    with pytest.raises(IllegalPlyError, match="e4>"):
+        journal.mark_uncertain(gid, 5, plies("e4>"))  # off the board: nothing written
+    with pytest.raises(JournalError, match="no ply 7"):
+        journal.mark_uncertain(gid, 7, ())
+    journal.close()
+    with Journal(db) as again:
+        marked = [(e.number, e.uncertain, e.alternatives) for e in again.game(gid).plies]
+        assert marked == [(1, False, ()), (2, False, ()), (3, False, ()), (4, False, ()),
+                          (5, True, tuple(plies("e4<"))), (6, False, ())]
+        assert "e4+? {unsure: also e4<}" in again.export_ptn(gid)
+
+
 def test_set_tags_adds_changes_and_removes_case_insensitively(journal):
     gid = journal.new_game(size=5, players=("Ann", "Bob"))
     journal.set_tags(gid, player1="Anna", Event="Cup", Site=None)
