@@ -104,3 +104,19 @@ def test_the_count_questions_bench_says_which_share_of_the_heights_surprise_puts
 
     missing = run("bench/count_questions.py", str(GAMES / "no-such-game.npz"))
     assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+
+
+def test_the_kind_questions_bench_says_how_the_stone_prior_would_order_them():
+    # fresh bench seed 1481's first 205 frames: three kind questions, one of them (ply 14, a
+    # wall the reader leaned to) ordered right only without the stones' prior
+    out = run("bench/kind_questions.py", str(GAMES / "seed1481-start.npz"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "1 games, 3 kind questions, the stone played among the candidates in 3"
+    assert lines[1].split()[-3:] == ["2", "/", "3"]  # with the prior
+    assert lines[2].split()[-3:] == ["3", "/", "3"]  # without: the tracker's order
+    assert lines[3].strip() == ("seed1481-start.npz ply 14: played Sb4, first b4 with the prior, "
+                                "Sb4 without")  # fmt: skip
+
+    missing = run("bench/kind_questions.py", str(GAMES / "no-such-game.npz"))
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr

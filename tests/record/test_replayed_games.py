@@ -1300,3 +1300,20 @@ def test_a_sure_spread_is_marked_when_a_later_board_shows_the_piece_it_would_hav
     # the mechanism, not chance: without the look again the ply goes unmarked
     monkeypatch.setattr(record, "PIECE_LEFT_SEEN", 1.01)
     assert silent_errors(recorded().notes, truth) == [49]
+
+
+def test_a_question_s_stones_are_put_in_the_order_the_reader_saw_them_not_the_prior_s(
+        monkeypatch):  # fmt: skip
+    # fresh bench seed 1481 (4x4, tilt 37; its first 205 frames): ply 14, a light wall placed
+    # on b4, was asked about. The flat came first by 0.14, by the stones' prior (0.15) alone,
+    # was guessed, and written wrong (marked). Ordered by what the reader saw, the wall comes
+    # first (by 0.006: a near tie either way) and the game is recorded whole.
+    recorder, truth = replay("seed1481-start.npz")
+    wall = recorder.notes[13]
+    assert wall.ply == truth[13] == Ply.from_ptn("Sb4") and wall.uncertain
+    assert Ply.from_ptn("b4") in wall.alternatives
+    assert [note.ply for note in recorder.notes] == truth
+    # the mechanism, not chance: with the prior in the order the flat is guessed again
+    monkeypatch.setattr(tracking_rules, "_stone_prior", lambda ply: 0.0)
+    recorder, truth = replay("seed1481-start.npz")
+    assert recorder.notes[13].ply == Ply.from_ptn("b4") and recorder.notes[13].uncertain
