@@ -92,23 +92,31 @@ def right_first(found: list[dict], share: float) -> int:
     )
 
 
+def gather(parser: argparse.ArgumentParser, paths: list[Path], jobs: int,
+           questions) -> tuple[list[Path], list[dict]]:  # fmt: skip
+    """The readings files in `paths` (files, or folders of them) and the questions that
+    `questions(file)` finds in each, `jobs` games replayed at a time. A missing path, no
+    readings file, or a file that is not one, is said by `parser` and ends the run."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
+    files = sorted(f for p in paths for f in (p.glob("*.npz") if p.is_dir() else [p]))
+    if not files:
+        parser.error("no readings files (*.npz) in " + ", ".join(map(str, paths)))
+    try:
+        with multiprocessing.Pool(jobs) as pool:
+            return files, [q for game in pool.imap(questions, files) for q in game]
+    except ValueError as error:  # (a file that is not a readings file says which)
+        parser.exit(2, f"{parser.prog}: {error}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--shares", type=float, nargs="+", default=[0.0, 0.1, 0.25, 0.5, 1.0])
     args = parser.parse_args(argv)
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
-    files = sorted(f for p in args.paths for f in (p.glob("*.npz") if p.is_dir() else [p]))
-    if not files:
-        parser.error("no readings files (*.npz) in " + ", ".join(map(str, args.paths)))
-    try:
-        with multiprocessing.Pool(args.jobs) as pool:
-            found = [q for game in pool.imap(questions, files) for q in game]
-    except ValueError as error:  # (a file that is not a readings file says which)
-        parser.exit(2, f"count_questions: {error}\n")
+    files, found = gather(parser, args.paths, args.jobs, questions)
     among = [q for q in found if q["right"] is not None]
     counts = [q for q in among if not q["one_count"]]
     drops = [q for q in among if q["one_count"]]

@@ -16,11 +16,12 @@ that one of the two orders gets wrong.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
+import importlib.util
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -31,6 +32,18 @@ from controller.tracking.by_change import STONE_PRIOR  # noqa: E402
 from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 FPS = 5.0
+
+
+def _count_questions():
+    """bench/count_questions.py, for its replaying of many games (bench/ is not put on the
+    path: its `vision.py` would hide the `vision` package)."""
+    if "bench_count_questions" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("bench_count_questions",
+                                                      BENCH / "count_questions.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["bench_count_questions"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["bench_count_questions"]
 
 
 def questions(path: Path) -> list[dict]:
@@ -78,17 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
-    files = sorted(f for p in args.paths for f in (p.glob("*.npz") if p.is_dir() else [p]))
-    if not files:
-        parser.error("no readings files (*.npz) in " + ", ".join(map(str, args.paths)))
-    try:
-        with multiprocessing.Pool(args.jobs) as pool:
-            found = [q for game in pool.imap(questions, files) for q in game]
-    except ValueError as error:  # (a file that is not a readings file says which)
-        parser.exit(2, f"kind_questions: {error}\n")
+    files, found = _count_questions().gather(parser, args.paths, args.jobs, questions)
     among = [q for q in found if q["played"] in {ply for ply, _ in q["candidates"]}]
     with_prior = sum(first(q, prior=True) == q["played"] for q in among)
     without = sum(first(q, prior=False) == q["played"] for q in among)
