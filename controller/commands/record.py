@@ -670,7 +670,7 @@ class Recorder:
     def _last_touched(self, square: str, before: int) -> int | None:
         """The number of the last ply recorded before ply `before` that took pieces from or put
         pieces on `square`; None when none did."""
-        for number in range(before - 1, 0, -1):
+        for number in range(min(before - 1, len(self.notes)), 0, -1):
             if square in self.notes[number - 1].ply.squares(self.size):
                 return number
         return None
