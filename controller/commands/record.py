@@ -642,7 +642,7 @@ class Recorder:
             position = self.tracker.position
             bare = [sq for sq, seen in last.evidence.items()
                     if not seen.unread and seen.p_occupied >= PIECE_LEFT_SEEN
-                    and not position.stack(sq)]  # fmt: skip
+                    and position.height(sq) == 0]  # fmt: skip
         for square in bare:
             number = self._last_touched(square, before=commit.number)
             if number is None:

@@ -124,6 +124,14 @@ HEIGHT_NEWS_CLIP = 2.0  # pieces
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
 STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
+
+
+def stone_prior(ply: Ply) -> float:
+    """What `ply` costs before any evidence for the stone it places (`STONE_PRIOR`; 0 for a
+    spread)."""
+    return STONE_PRIOR[ply.stone] if ply.is_placement else 0.0
+
+
 # What a takeback costs before any evidence: players take back a ply or two a game at most, and
 # play one every turn. A spread that leaves the tops of an older position (a flat moved back onto
 # the square it came from, the pieces it covered read as one stack) must not be taken for a
@@ -570,7 +578,7 @@ class ChangeJudge:
             altered = {sq for sq in touched if after[sq] != self.before.get(sq, ())}
             judged = self.judge(after, altered, ply=played)
             if ply.is_placement:
-                judged = replace(judged, cost=judged.cost + STONE_PRIOR[ply.stone])
+                judged = replace(judged, cost=judged.cost + stone_prior(ply))
             out.append(judged)
         return out
 
@@ -593,7 +601,7 @@ class ChangeJudge:
             if unseen_pieces(after, altered, self.evidence) >= UNSEEN_PIECES:
                 continue
             judged = self.judge(after, altered, ply=first, then=reply)
-            prior = sum(STONE_PRIOR[q.stone] for q in (first, reply) if q.is_placement)
+            prior = stone_prior(first) + stone_prior(reply)
             out.append(replace(judged, cost=judged.cost + prior))
         return out
 

@@ -41,7 +41,6 @@ from dataclasses import dataclass, field, replace
 
 from controller.tak import Ply, Position, TakError
 from controller.tracking.by_change import (
-    STONE_PRIOR,
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
     W_HEIGHT_NEWS,
@@ -50,6 +49,7 @@ from controller.tracking.by_change import (
     Judged,
     neighbours,
     other_drops,
+    stone_prior,
     top_colour_kept,
 )
 from controller.tracking.catch_up import CatchUp
@@ -143,12 +143,6 @@ MISREAD_SQUARE_MARGIN = 1.5
 # After an ending that rests on guesses, a square read bare this surely (1 minus it) and then
 # occupied this surely is a piece put on: play after the end (`_played_on`)
 PLAYED_ON_SURE = 0.95
-
-
-def _stone_prior(ply: Ply) -> float:
-    """What a placement of `ply`'s stone cost before any evidence (`STONE_PRIOR`; 0 for a
-    spread)."""
-    return STONE_PRIOR[ply.stone] if ply.is_placement else 0.0
 
 
 @dataclass(frozen=True)
@@ -880,7 +874,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # a capstone read at 0.62 against a flat's 0.37 was put after the flat by the
             # prior, and guessed wrong). Each keeps its score with the prior, which a revision
             # weighs (`_hindsight`: a wall guessed is as easily revised to a flat as before)
-            weighed.sort(key=lambda scored: (scored[0] - _stone_prior(alike[scored[1]].ply),
+            weighed.sort(key=lambda scored: (scored[0] - stone_prior(alike[scored[1]].ply),
                                              scored[1]))  # fmt: skip
             candidates = tuple(Candidate(alike[i].ply, score)
                                for score, i in weighed)[: cfg.max_candidates]  # fmt: skip
@@ -1339,7 +1333,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         for q in family:
             position.push(q)
             try:
-                totals[q] = sum(height_surprise(evidence.get(sq), len(position.stack(sq)))
+                totals[q] = sum(height_surprise(evidence.get(sq), position.height(sq))
                                 for sq in squares)  # fmt: skip
             finally:
                 position.pop()

@@ -1314,6 +1314,6 @@ def test_a_question_s_stones_are_put_in_the_order_the_reader_saw_them_not_the_pr
     assert Ply.from_ptn("b4") in wall.alternatives
     assert [note.ply for note in recorder.notes] == truth
     # the mechanism, not chance: with the prior in the order the flat is guessed again
-    monkeypatch.setattr(tracking_rules, "_stone_prior", lambda ply: 0.0)
+    monkeypatch.setattr(tracking_rules, "stone_prior", lambda ply: 0.0)
     recorder, truth = replay("seed1481-start.npz")
     assert recorder.notes[13].ply == Ply.from_ptn("b4") and recorder.notes[13].uncertain
