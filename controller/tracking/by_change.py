@@ -37,7 +37,8 @@ CHANGE since the last match counts instead (`height_news`): a height misread the
 and after cancels out, and only a reader that saw the stack grow or shrink tells the two apart.
 A reader that saw the stack change as the hypothesis says also counts as the square having
 changed (a spread dropping on two stacks of its colours' tops failed the structure check on bench
-seed 14 with the reader reading both new heights right).
+seed 14 with the reader reading both new heights right); how surely it saw that comes from its
+height beliefs before and after (`height_change_share`), not from its two calls alone.
 
 A square nobody touched costs every hypothesis the same, whatever the reader says about it: a
 square misread the same way since the last match can never stall the game. But where a square's
@@ -124,6 +125,20 @@ HEIGHT_NEWS_CLIP = 2.0  # pieces
 # that takes a flat for a wall now and then must not turn such flats into walls quietly (a wall
 # then needs the reader surer of it by this much more to be committed without a question).
 STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
+
+
+def height_change_share(then: tuple[float, ...], now: tuple[float, ...], grown: int) -> float:
+    """How likely it is, by the reader's height beliefs on a square at two moments (P(height =
+    1, 2, ...) each), that the stack grew by `grown` pieces between them (negative: shrank),
+    against every other change: the chance that the two readings are `grown` apart, among all
+    the ways they can be apart. Both misread the same way cancel, as with the calls; but a
+    reading unsure between two heights weighs each, where its call names one."""
+
+    def apart_by(d: int) -> float:
+        return sum(p * now[h + d] for h, p in enumerate(then) if 0 <= h + d < len(now))
+
+    total = sum(apart_by(d) for d in range(1 - len(then), len(now)))
+    return apart_by(grown) / total if total > 0.0 else 0.0
 
 
 def stone_prior(ply: Ply) -> float:
@@ -391,7 +406,14 @@ class ChangeJudge:
             return min(HEIGHT_NEWS_CLIP, abs(by))
 
         news = W_HEIGHT_NEWS * weight * (off(seen - grown) - off(seen))
-        agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
+        if square not in self.quiet and now.height_p is not None and then.height_p is not None:
+            # read from the two beliefs, not the two calls: a stack of two read three at 0.55
+            # (two at 0.27), then one at 0.95, fits a piece taken off better than its calls'
+            # change of two does (fresh bench seed 5006: `d1<` guessed as `c1`, the placement
+            # beside it that leaves d1 alone)
+            agrees = height_change_share(then.height_p, now.height_p, grown)
+        else:
+            agrees = weight * max(0.0, 1.0 - abs(seen - grown)) if abs(seen) >= 0.5 else 0.0
         return min(0.0, news), agrees, max(0.0, news)
 
     def _uncovered(self, after: Mapping[str, Stack], altered: set[str]) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import controller.tracking.by_change as by_change
 import controller.tracking.tracker as tracking_rules
 from controller.commands.record import Recorder
 from controller.tak import Ply, ptn
@@ -1317,3 +1318,19 @@ def test_a_question_s_stones_are_put_in_the_order_the_reader_saw_them_not_the_pr
     monkeypatch.setattr(tracking_rules, "stone_prior", lambda ply: 0.0)
     recorder, truth = replay("seed1481-start.npz")
     assert recorder.notes[13].ply == Ply.from_ptn("b4") and recorder.notes[13].uncertain
+
+
+def test_a_piece_moved_off_a_stack_is_told_from_a_placement_by_the_reader_s_height_beliefs(
+        monkeypatch):  # fmt: skip
+    # fresh bench seed 5006 (5x5; the whole game, 29 plies): ply 28, `d1<`, took a dark flat
+    # off two dark flats on d1 to c1. The reader had read d1 three high (two at 0.27) and now
+    # one (0.95): a change of two by its calls, which fits neither `d1<` (one) nor the
+    # placement `c1` beside it (none), and `c1` was guessed. By its beliefs, the two readings
+    # are one apart about 0.3 of the time and none apart almost never: `d1<` is asked first.
+    notes = replayed_exactly("seed5006.npz")
+    assert notes[27].ply == Ply.from_ptn("d1<") and notes[27].uncertain
+    assert Ply.from_ptn("c1") in notes[27].alternatives
+    # the mechanism, not chance: with no share from the beliefs the placement is guessed again
+    monkeypatch.setattr(by_change, "height_change_share", lambda then, now, grown: 0.0)
+    recorder, _ = replay("seed5006.npz")
+    assert recorder.notes[27].ply == Ply.from_ptn("c1")

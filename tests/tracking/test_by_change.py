@@ -1441,3 +1441,24 @@ def test_a_grey_change_next_to_a_wall_on_a_square_read_occupied_is_no_shadow():
     # the wall's shadow: nothing is committed quietly
     decisions, _ = _wall_moved_onto_its_twin(a2_read_occupied=True)
     assert decisions and not any(isinstance(d, Commit) for d in decisions)
+
+
+def test_the_height_change_share_weighs_every_height_the_reader_believes_in():
+    from controller.tracking.by_change import height_change_share
+
+    # fresh bench seed 5006's d1: a stack of two read three (two at 0.27), then one at 0.95
+    then = (0.0, 0.27, 0.55, 0.18, 0.0, 0.0, 0.0, 0.0)
+    now = (0.95, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    taken_off, unchanged = height_change_share(then, now, -1), height_change_share(then, now, 0)
+    assert taken_off > 0.25 > 0.05 > unchanged  # the calls say two off: neither, by them
+    # every way the two can be apart, once: the shares add up to one
+    shares = [height_change_share(then, now, d) for d in range(-7, 8)]
+    assert sum(shares) == pytest.approx(1.0)
+    # two sure readings of one height: nothing changed, surely
+    sure = (0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert height_change_share(sure, sure, 0) == 1.0 and height_change_share(sure, sure, 1) == 0.0
+    # a sure growth by one
+    grown = (0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert height_change_share(sure, grown, 1) == 1.0
+    # no belief at all says nothing
+    assert height_change_share((0.0,) * 8, grown, 1) == 0.0
