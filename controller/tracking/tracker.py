@@ -107,7 +107,7 @@ from controller.tracking.unseen import Unseen
 STOOD_UP_MIN_CHANGE = 0.25
 # A placement whose square the reader reads two or more high this surely (height confidence) is
 # asked about, not committed quietly (`_placed_tall`)
-PLACED_TALL_SURE = 0.85
+PLACED_TALL_SURE = 0.8
 # A question's candidates are ordered, and carry as their cost, their cost plus this share of what
 # the reader contradicts of them (`_evaluate`'s `close`): enough to order a tie, and a revision
 # in hindsight still overcomes a kind the reader misread at 0.8 (a flat taken for a wall, seen

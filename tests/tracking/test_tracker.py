@@ -390,9 +390,12 @@ def test_a_stack_read_one_piece_too_high_all_along_does_not_stall_the_game():
     assert start.height("c2") == 3
 
 
-def test_a_placement_the_reader_surely_reads_two_high_is_asked_about_not_committed():
+@pytest.mark.parametrize("sure", [0.9, 0.82])
+def test_a_placement_the_reader_surely_reads_two_high_is_asked_about_not_committed(sure):
     # (fresh bench seed 1272: with the game already wrong by an asked guess, `2b5<` onto a5
-    # fitted no ply, and `a5`, read two high at 0.87, was committed quietly)
+    # fitted no ply, and `a5`, read two high at 0.87, was committed quietly; fresh seed 5873,
+    # 7x7, tilt 38: a dark wall placed on e3, read a dark flat at 0.99 and two high at 0.848,
+    # was committed as a flat without a mark)
     from dataclasses import replace
 
     truth, session = Position.from_tps(MIDGAME), Session(Position.from_tps(MIDGAME))
@@ -400,7 +403,7 @@ def test_a_placement_the_reader_surely_reads_two_high_is_asked_about_not_committ
     truth.play(Ply.from_ptn("a5"))
     reading = position_reading(truth, appearance=Session.looks)
     squares = dict(reading.squares)
-    squares["a5"] = replace(squares["a5"], height=2)  # at the reading's 0.9
+    squares["a5"] = replace(squares["a5"], height=2, height_confidence=sure)
     session.hand(0.6)
     decisions = session.feed(replace(reading, squares=squares), 1.2)
     assert [type(d) for d in decisions] == [Ask]
