@@ -129,16 +129,16 @@ STONE_PRIOR = {FLAT: 0.0, WALL: 0.15, CAP: 0.15}
 
 def height_change_share(then: tuple[float, ...], now: tuple[float, ...], grown: int) -> float:
     """How likely it is, by the reader's height beliefs on a square at two moments (P(height =
-    1, 2, ...) each), that the stack grew by `grown` pieces between them (negative: shrank),
-    against every other change: the chance that the two readings are `grown` apart, among all
-    the ways they can be apart. Both misread the same way cancel, as with the calls; but a
-    reading unsure between two heights weighs each, where its call names one."""
-
-    def apart_by(d: int) -> float:
-        return sum(p * now[h + d] for h, p in enumerate(then) if 0 <= h + d < len(now))
-
-    total = sum(apart_by(d) for d in range(1 - len(then), len(now)))
-    return apart_by(grown) / total if total > 0.0 else 0.0
+    1, 2, ...) each), that the stack grew by `grown` pieces between them (negative: shrank): the
+    chance that the two readings are `grown` apart, sum over h of P_then(h) P_now(h + grown),
+    out of all the ways they can be apart (the product of the two totals: 1 for beliefs that sum
+    to 1). Both misread the same way cancel, as with the calls; but a reading unsure between two
+    heights weighs each, where its call names one."""
+    total = sum(then) * sum(now)
+    if total <= 0.0:
+        return 0.0
+    apart = sum(p * now[h + grown] for h, p in enumerate(then) if 0 <= h + grown < len(now))
+    return apart / total
 
 
 def stone_prior(ply: Ply) -> float:
