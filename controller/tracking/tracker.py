@@ -106,7 +106,9 @@ from controller.tracking.unseen import Unseen
 # (`_stood_up`)
 STOOD_UP_MIN_CHANGE = 0.25
 # A placement whose square the reader reads two or more high this surely (height confidence) is
-# asked about, not committed quietly (`_placed_tall`)
+# asked about, not committed quietly (`_placed_tall`). At 0.85, fresh seed 5873's dark wall, read
+# a flat two high at 0.848, went in as a flat without a mark; at 0.8, 34 more marks on 591 stored
+# games, all on plies recorded right
 PLACED_TALL_SURE = 0.8
 # A question's candidates are ordered, and carry as their cost, their cost plus this share of what
 # the reader contradicts of them (`_evaluate`'s `close`): enough to order a tie, and a revision
