@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 from controller.commands.record import Recorder  # noqa: E402
 from controller.tak import Ply  # noqa: E402
 from controller.tracking import Ask  # noqa: E402
-from controller.tracking.by_change import STONE_PRIOR  # noqa: E402
+from controller.tracking.by_change import stone_prior  # noqa: E402
 from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 FPS = 5.0
@@ -81,7 +81,7 @@ def first(question: dict, *, prior: bool) -> Ply:
     """The placement put first, its score with the stone prior (`prior`) or without it."""
     def key(scored: tuple[Ply, float]) -> float:
         ply, score = scored
-        return score - (0.0 if prior else STONE_PRIOR[ply.stone])
+        return score - (0.0 if prior else stone_prior(ply))
 
     return min(question["candidates"], key=key)[0]  # (min keeps the order asked among ties)
 
