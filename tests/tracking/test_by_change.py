@@ -1462,3 +1462,32 @@ def test_the_height_change_share_weighs_every_height_the_reader_believes_in():
     assert height_change_share(sure, grown, 1) == 1.0
     # no belief at all says nothing
     assert height_change_share((0.0,) * 8, grown, 1) == 0.0
+
+
+def _capstone_moved_in_front_of_a_wall(behind_empty_at: float) -> list:
+    """The tracker's log as a light capstone moves from c2 to c3, in front of a dark wall on c4
+    and away from a light flat on d2: c4 then reads bare at `behind_empty_at`, and both
+    neighbours' looks change (the wall partly hidden, d2 uncovered), as fresh bench seed 5987
+    saw them (7x7, tilt 34)."""
+    truth, camera = _seen("x5/x2,2S,x2/x5/x2,1C,1,x/x5 1 4")
+    truth.play(Ply.from_ptn("c2+"))
+    camera.feed(hand_reading(5), 0.6)
+    camera.shaded = {"c4": 3.0, "d2": 3.0}
+    reading = camera.reading(truth.stacks())
+    half = SquareReading(empty=True, confidence=behind_empty_at, empty_confidence=behind_empty_at)
+    camera.feed(replace(reading, squares={**reading.squares, "c4": half}), 1.2)
+    return camera.log
+
+
+def test_a_piece_half_hidden_behind_a_capstone_that_came_in_front_of_it_does_not_stall_the_ply():
+    # the wall behind the capstone's new square is read bare, but only at 0.6: hidden, not taken
+    # away; it counts against a ply that leaves it alone as little as a neighbour uncovered
+    log = _capstone_moved_in_front_of_a_wall(0.6)
+    assert [type(d) for d in log] == [Commit] and log[0].ply == Ply.from_ptn("c2+")
+
+
+def test_a_piece_surely_gone_from_behind_a_capstone_is_not_excused_as_hidden():
+    # read bare at 0.97, the wall went: the move leaves it there, so it is asked about
+    log = _capstone_moved_in_front_of_a_wall(0.97)
+    assert isinstance(log[0], Ask) and log[0].candidates[0].ply == Ply.from_ptn("c2+")
+    assert "nearly shows" in log[0].reason
