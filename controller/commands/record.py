@@ -40,7 +40,6 @@ from controller.tracking import (
     Desync,
     Evaluation,
     GameOver,
-    Hypothesis,
     Illegal,
     PlayedOn,
     Resynced,
@@ -48,8 +47,14 @@ from controller.tracking import (
     Tracker,
     TrackerConfig,
 )
-from controller.tracking.by_change import other_drops
 from controller.tracking.change import CHANGED_ABOVE
+from controller.tracking.second_look import (
+    as_after,
+    emptied_yet_seen,
+    judged_now,
+    last_touched,
+    rival_of_sure,
+)
 
 # Offline a question costs a `?` in the file and nothing more; live it makes the LEDs stop the
 # players. So the recorder asks about a placement's kind sooner than the service does: a flat must
@@ -61,16 +66,6 @@ OFFLINE = TrackerConfig(kind_margin=1.10)
 # whose turn it was after a ply that may have been one or two (`Recorder._confirm_count`): the
 # level at which the tracker takes a wall's or capstone's kind as settled (`kind_sure`)
 COUNT_SURE = 0.98
-# A rival of a sure ply that fits the changes better is named (`_rival_explains_change`) when
-# the reader holds no more than this against it: about one square read surely against it
-# (fresh bench seed 5257: a flat read empty at 0.98, 1.91).
-RIVAL_CONTRADICTED_AT_MOST = 2.0
-# A spread the tracker was sure of, that took every piece off its square, is marked unsure after
-# the fact when a later board (one a ply was committed on, no ply having touched the square since)
-# shows a piece there at least this surely, of the colour the same spread carrying fewer pieces
-# would have left on top (`Recorder._mark_emptied_in_doubt`; fresh bench seed 5432: the flat
-# `c2<` left on c2 was read empty at 0.97 until the stack behind it went, 0.67 then).
-PIECE_LEFT_SEEN = 0.6
 
 
 class RecordError(ValueError):
@@ -395,15 +390,8 @@ class Recorder:
         a guess), and a ply is judged on the board it left: judged after both, a square the
         second ply emptied looked emptied by the first, out of doubt, and the second went
         unmarked (fresh bench seed 2581: `2c5>` and `c5>` committed together, counts swapped)."""
-        position = self.tracker.position
-        later = []
-        while position.ply_count > number:
-            later.append(position.pop())
-        try:
+        with as_after(self.tracker.position, number):
             yield
-        finally:
-            for ply in reversed(later):
-                position.push(ply)
 
     def _follow_doubt(self, ply: Ply, number: int) -> PlyNote:
         """Ply `number`, which the tracker was sure of, as a note: unsure after all when it
@@ -494,13 +482,17 @@ class Recorder:
     def _second_look(self, commit: Commit) -> PlyNote | None:
         """A ply the tracker was sure of, looked at again on the board it was judged on, for what
         the game as recorded may have wrong: as an unsure note, or None. None too when that
-        board was not this commit's (a ply played again after a revision)."""
-        last = self.tracker.last
-        if last is None or commit not in last.decisions:
+        board was not this commit's (a ply played again after a revision). The doubts that
+        follow an unsure ply nobody answered are the recorder's; a rival the reader alone ruled
+        out is the running board's too (`second_look.rival_of_sure`)."""
+        last = judged_now(self.tracker, commit)
+        if last is None:
             return None
-        return (self._spread_from_doubt(commit, last) or self._changed_in_doubt(commit)
-                or self._rival_explains_change(commit, last)
-                or self._cheaper_count(commit, last))  # fmt: skip
+        note = self._spread_from_doubt(commit, last) or self._changed_in_doubt(commit)
+        if note is not None:
+            return note
+        doubt = rival_of_sure(self.tracker, commit)
+        return None if doubt is None else PlyNote(commit.ply, True, doubt.others, doubt.reason)
 
     def _spread_from_doubt(self, commit: Commit, last: Evaluation) -> PlyNote | None:
         """A ply the tracker was sure of, as an unsure note when a spread from a square whose
@@ -560,131 +552,24 @@ class Recorder:
                        f"{sq} changed too, and its stack depends on unsure ply "
                        f"{doubt[sq]}")  # fmt: skip
 
-    def _rival_explains_change(self, commit: Commit, last: Evaluation) -> PlyNote | None:
-        """A ply the tracker was sure of, as an unsure note when a rival fits the board's changes
-        better (`structure`), the reader holds no more than RIVAL_CONTRADICTED_AT_MOST against
-        it, and it moves or places on a square that surely changed (`CHANGED_ABOVE`) which the
-        ply leaves alone. The ply won on what the reader saw, and the change it leaves there was
-        excused as a neighbour's spill (a taller stack's image runs onto the next square by up
-        to 3.5). Fresh bench seed 5257 (6x6, tilt 39): `2c2+11` dropped its last flat on c4,
-        which the reader read empty at 0.98 (1.91 against it) though c4 changed by 2.11; `2c2+`
-        was written without a mark. On the 632 games stored in session 43 this marks 17 plies:
-        that one and 16 right ones. None when there is no such rival. `last`: the board the
-        commit was judged on (`_second_look`)."""
-        ranked, mine = self._considered(commit, last)
-        if mine is None or mine.structure is None:
-            return None
-        touched = set(commit.ply.squares(self.size))
-        for h in ranked:
-            rival = h.ply
-            if (rival is None or rival == commit.ply or h.back or h.structure is None
-                    or h.structure >= mine.structure
-                    or h.contradiction > RIVAL_CONTRADICTED_AT_MOST):  # fmt: skip
-                continue
-            changed = [sq for sq in rival.squares(self.size) if sq not in touched
-                       and self.tracker.changes.get(sq, 0.0) >= CHANGED_ABOVE]  # fmt: skip
-            if changed:
-                return PlyNote(commit.ply, True, (rival,),
-                               f"{rival.ptn()} fits the changes better ({changed[0]} changed, "
-                               "which this ply leaves alone)")  # fmt: skip
-        return None
-
-    def _cheaper_count(self, commit: Commit, last: Evaluation) -> PlyNote | None:
-        """A spread the tracker was sure of, as an unsure note when the same spread with other
-        counts or drops scored cheaper, fitted the board's changes (`structure_ok`), and was
-        passed over only for what the reader holds against it, no more than
-        RIVAL_CONTRADICTED_AT_MOST: the reader's misread of one square then chose the count.
-        Fresh bench seed 5430 (6x6, tilt 28): `3b4>` moved b4's whole stack, a light wall on
-        top, onto c4; the reader read a light wall still on b4 at 0.76 (the wall's image beside
-        it), which ruled `3b4>` out though it scored 0.54 cheaper, and `2b4>` was written
-        without a mark. None when there is no such rival. `last`: the board the commit was
-        judged on (`_second_look`)."""
-        if commit.ply.is_placement:
-            return None
-        ranked, mine = self._considered(commit, last)
-        if mine is None:
-            return None
-        ok = self.tracker.config.structure_ok
-        for h in ranked:
-            rival = h.ply
-            if (rival is not None and not h.back and h.cost < mine.cost
-                    and other_drops(rival, commit.ply)
-                    and h.structure is not None and h.structure <= ok
-                    and h.contradiction <= RIVAL_CONTRADICTED_AT_MOST):  # fmt: skip
-                return PlyNote(commit.ply, True, (rival,),
-                               f"{rival.ptn()} fits the changes better; the reader's reading "
-                               "ruled it out")  # fmt: skip
-        return None
-
-    def _considered(self, commit: Commit, last: Evaluation
-                    ) -> tuple[list[Hypothesis], Hypothesis | None]:  # fmt: skip
-        """The hypotheses the commit's board was weighed with (the tracker's `max_considered`
-        best), and the commit's own among them (None: not there)."""
-        ranked = last.ranked[: self.tracker.config.max_considered]
-        return ranked, next((h for h in ranked if h.ply == commit.ply and not h.back), None)
-
     def _mark_emptied_in_doubt(self, commit: Commit) -> None:
-        """Look again at the spreads recorded surely that emptied a square, on the board `commit`
-        was judged on: where it shows a piece on such a square (`PIECE_LEFT_SEEN`), nothing played
-        there since, of the colour the same spread carrying fewer would have left on top, that
-        spread is marked unsure after the fact, naming those others.
-
-        The reader may miss a piece for a while and see it later: on fresh bench seed 5432 (5x5,
-        tilt 34) `c2<` took a light wall off a dark flat onto b2, the flat, in front of the
-        dark stack on c3, was read empty at 0.97, and `2c2<` was committed (1.55 ahead) and
-        written without a mark; three plies later the stack on c3 was spread away and the flat
-        read at 0.67. A square read wrong on the spread's own board is the tracker's to weigh;
-        this is for what only a later board shows."""
-        last = self.tracker.last
-        if last is None or commit not in last.decisions:
-            return
-        with self._as_after(commit.number):
-            position = self.tracker.position
-            bare = [sq for sq, seen in last.evidence.items()
-                    if not seen.unread and seen.p_occupied >= PIECE_LEFT_SEEN
-                    and position.height(sq) == 0]  # fmt: skip
-        for square in bare:
-            number = self._last_touched(square, before=commit.number)
-            if number is None:
-                continue
-            note = self.notes[number - 1]
-            if note.uncertain or note.ply.is_placement or note.ply.square != square:
-                continue
-            light = last.evidence[square].p_light >= 0.5
-            others = tuple(q for q, (player, _) in self._carrying_fewer(number)
-                           if (player == WHITE) == light)
-            if not others:
-                continue
-            colour = "light" if light else "dark"
-            why = (f"ply {commit.number}'s board showed a {colour} piece on {square}, which "
-                   f"{others[0].ptn()} would have left")
-            self.notes[number - 1] = PlyNote(note.ply, True, others, why)
+        """Mark unsure, after the fact, the sure spreads that emptied a square where the board
+        `commit` was judged on shows the piece a spread carrying fewer would have left there
+        (`second_look.emptied_yet_seen`): in the notes, the journal, and, for the plies still to
+        come, the doubt of the stacks it dropped on."""
+        plies = [note.ply for note in self.notes]
+        unsure = {i + 1 for i, note in enumerate(self.notes) if note.uncertain}
+        for doubt in emptied_yet_seen(self.tracker, commit, plies, unsure):
+            number = doubt.number
+            ply = self.notes[number - 1].ply
+            self.notes[number - 1] = PlyNote(ply, True, doubt.others, doubt.reason)
             if self.journal is not None and self.game_id is not None:
-                self.journal.mark_uncertain(self.game_id, number, others)
+                self.journal.mark_uncertain(self.game_id, number, doubt.others)
             # the stacks it dropped on hold a piece more than they may: later plies carrying
             # from them are in doubt as after any unsure count (`_follow_doubt`)
-            for sq in note.ply.squares(self.size)[1:]:
-                if self._last_touched(sq, before=commit.number + 1) == number:
+            for sq in ply.squares(self.size)[1:]:
+                if last_touched(plies, sq, before=commit.number + 1, size=self.size) == number:
                     self._doubt[sq] = number
-
-    def _last_touched(self, square: str, before: int) -> int | None:
-        """The number of the last ply recorded before ply `before` that took pieces from or put
-        pieces on `square`; None when none did."""
-        for number in range(min(before - 1, len(self.notes)), 0, -1):
-            if square in self.notes[number - 1].ply.squares(self.size):
-                return number
-        return None
-
-    def _carrying_fewer(self, number: int) -> list[tuple[Ply, tuple[int, int]]]:
-        """Ply `number`, a spread that emptied its square: the legal spreads from that square in
-        its direction that carry fewer pieces, each with the piece it would have left on top."""
-        ply = self.notes[number - 1].ply
-        with self._as_after(number - 1):
-            position = self.tracker.position
-            stack = position.stack(ply.square)
-            return [(q, stack[len(stack) - q.count - 1]) for q in position.legal_plies
-                    if not q.is_placement and q.square == ply.square
-                    and q.direction == ply.direction and q.count < len(stack)]  # fmt: skip
 
     def _stack_before(self, commit: Commit, square: str) -> tuple:
         """The stack on `square` just before ply `commit.number` (the game as recorded)."""

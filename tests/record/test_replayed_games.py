@@ -1281,8 +1281,8 @@ def test_a_sure_spread_is_marked_when_a_later_board_shows_the_piece_it_would_hav
     # was committed 1.55 ahead and written without a mark: the only silent error left on the
     # 1,050 games of 4751-5800. Three plies later `3c3+12` spread the stack away and the flat
     # was read at 0.67.
-    from controller.commands import record
     from controller.store import Journal
+    from controller.tracking import second_look
 
     size, readings, plies = load_readings(GAMES / "seed5432.npz")
     truth = [Ply.from_ptn(p) for p in plies]
@@ -1307,7 +1307,7 @@ def test_a_sure_spread_is_marked_when_a_later_board_shows_the_piece_it_would_hav
     assert stored.uncertain and stored.alternatives == (Ply.from_ptn("c2<"),)
     assert "2c2<? {unsure: also c2<}" in journal.export_ptn(game)
     # the mechanism, not chance: without the look again the ply goes unmarked
-    monkeypatch.setattr(record, "PIECE_LEFT_SEEN", 1.01)
+    monkeypatch.setattr(second_look, "PIECE_LEFT_SEEN", 1.01)
     assert silent_errors(recorded().notes, truth) == [49]
 
 
