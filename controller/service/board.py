@@ -412,6 +412,28 @@ class BoardService:
             await self._after_change()
             return played
 
+    async def mark_unsure(self, number: int, ply: Ply, alternatives: tuple[Ply, ...],
+                          reason: str) -> bool:  # fmt: skip
+        """A later board puts ply `number`, recorded as `ply`, in doubt: one of `alternatives`
+        may have been played instead. Marked in the journal (durably, first) and on the page.
+        False, marking nothing, when the game no longer has `ply` there (taken back or
+        corrected meanwhile)."""
+        async with self.lock:
+            session = self.session
+            if session.game_id is None:
+                return False
+            record = await asyncio.to_thread(session.journal.game, session.game_id)
+            if not 1 <= number <= len(record.plies) or record.plies[number - 1].ply != ply:
+                return False
+            await asyncio.to_thread(session.journal.mark_uncertain, session.game_id, number,
+                                    alternatives)  # fmt: skip
+            log.info("ply %d %s marked unsure after the fact: %s", number, ply.ptn(), reason)
+            self.bus.publish("ply_marked", {
+                "game_id": int(session.game_id), "number": number, "ptn": ply.ptn(),
+                "alternatives": [alt.ptn() for alt in alternatives], "reason": reason,
+            })
+            return True
+
     async def finish(self, result: str, reason: str) -> str:
         async with self.lock:
             await asyncio.to_thread(self.session.finish, result)

@@ -37,7 +37,7 @@ from controller.service.capture import CaptureRing, write_capture
 from controller.service.config import Settings
 from controller.service.errors import WrongMoveError
 from controller.service.virtual_board import VirtualBoard
-from controller.tak import FLAT, WHITE, Position, TakError
+from controller.tak import FLAT, WHITE, Ply, Position, TakError
 from controller.tracking import (
     Ask,
     Commit,
@@ -50,6 +50,7 @@ from controller.tracking import (
     TrackerConfig,
     Withdrawn,
 )
+from controller.tracking.second_look import Doubt, emptied_yet_seen, rival_of_sure
 
 if TYPE_CHECKING:
     from controller.service.board import BoardService
@@ -267,6 +268,10 @@ class CameraPipeline:
         self._mount: tuple[Any, dict[str, Any]] | None = None  # (pose, its check), `_mount_check`
         self.capture = CaptureRing()  # the last minute of readings, for a bug report
         self._contrast: dict[str, Any] | None = None  # `_contrast_check`, once a game
+        # the plies this game's camera committed surely and that are still unmarked, by number:
+        # the only ones a later board may put in doubt (`_second_looks`); a ply a person answered
+        # or typed is theirs
+        self._sure: dict[int, Ply] = {}
         # (pose, reference frame, its checks), `_bare_board_checks`
         self._bare_board: tuple[Any, Any, dict[str, Any]] | None = None
         self.frames_read = 0
@@ -378,6 +383,7 @@ class CameraPipeline:
             self._want_reference = True
             self._resuming = False
             self._contrast = None  # measured again on the new game's first light flat
+            self._sure = {}
             self.capture = CaptureRing()  # a bug report holds one game
         if resumed:
             self._resuming = True
@@ -547,14 +553,14 @@ class CameraPipeline:
                                        resume=self._resuming)
                 self._resync = False
         tracker = self.tracker
-        decisions = await asyncio.to_thread(self._step, tracker, reading, now)
+        decisions, doubts = await asyncio.to_thread(self._step, tracker, reading, now)
         board.health.tracker = tracker.state
         if decisions:
             self._notify("decisions", decisions)
         for decision in decisions:
             if self._resync or tracker is not self.tracker:
                 break  # the game changed while the frame was being judged: judge the next one
-            await self._apply(decision)
+            await self._apply(decision, doubts)
         if self._contrast is None and any(isinstance(d, Commit) for d in decisions):
             # (on the board a ply was committed on: one that shows the game's position; a clean
             # frame before the tracker has caught up shows the next ply already)
@@ -562,9 +568,24 @@ class CameraPipeline:
                 if session.position is not None:
                     self._contrast = self._contrast_check(frame, session.position)
 
-    def _step(self, tracker: Tracker, reading, now: float) -> list:
+    def _step(self, tracker: Tracker, reading, now: float) -> tuple[list, dict[int, list[Doubt]]]:
+        """The tracker's decisions on `reading`, and the second looks at each ply it committed
+        (`_second_looks`), taken at once: they need the board the ply was judged on."""
         with self._tracker_lock:
-            return tracker.step(reading, now)
+            decisions = tracker.step(reading, now)
+            commits = [d for d in decisions if isinstance(d, Commit)]
+            return decisions, {c.number: self._second_looks(tracker, c) for c in commits}
+
+    @staticmethod
+    def _second_looks(tracker: Tracker, commit: Commit) -> list[Doubt]:
+        """What the board `commit` was judged on says against plies the game may have wrong
+        (`controller.tracking.second_look`): the commit itself, when a rival explains what
+        changed better and lost only on what the reader read; and earlier spreads that emptied
+        a square where this board shows a piece a smaller count would have left. Which of
+        those earlier plies this camera committed surely, and so may mark, `_apply` knows."""
+        doubt = rival_of_sure(tracker, commit)
+        earlier = emptied_yet_seen(tracker, commit, tracker.position.history)
+        return ([] if doubt is None else [doubt]) + earlier
 
     def _take_reference(self, frame: np.ndarray, size: int, empty_game: bool) -> None:
         """Remember the bare board: from the simulator directly, else the first frame of a game
@@ -603,12 +624,26 @@ class CameraPipeline:
             out[square] = (b, g, r)
         return out
 
-    async def _apply(self, decision) -> None:
+    async def _apply(self, decision, doubts: dict[int, list[Doubt]]) -> None:
+        """Hand one decision to the board; `doubts`: the second looks of the plies committed
+        (`_step`), by number."""
         board = self.board
         match decision:
-            case Commit(ply=ply, margin=margin):
+            case Commit(ply=ply, margin=margin, number=number):
+                looks = doubts.get(number, [])
+                mine = next((d for d in looks if d.number == number), None)
                 try:
-                    await board.play(ply, source="camera", margin=margin)
+                    await board.play(ply, source="camera", margin=margin,
+                                     uncertain=mine is not None,
+                                     alternatives=() if mine is None else mine.others)  # fmt: skip
+                    if mine is None:
+                        self._sure[number] = ply
+                    else:
+                        log.info("ply %d %s marked unsure: %s", number, ply.ptn(), mine.reason)
+                    for doubt in looks:
+                        if doubt is not mine and self._sure.get(doubt.number) is not None:
+                            await board.mark_unsure(doubt.number, self._sure.pop(doubt.number),
+                                                    doubt.others, doubt.reason)  # fmt: skip
                 except WrongMoveError:
                     # not the computer's ply: forget it, keep watching; the board reports and
                     # blinks the squares to fix, and the computer's ply commits once it is there

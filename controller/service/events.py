@@ -26,6 +26,7 @@ EVENT_TYPES = (
     "ply_committed",
     "ply_taken_back",
     "ply_corrected",
+    "ply_marked",
     "ambiguity",
     "ambiguity_resolved",
     "ambiguity_withdrawn",

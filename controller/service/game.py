@@ -47,6 +47,7 @@ class RecordedPly:
     ptn: str
     player: int  # who played it (its colour may differ on plies 1-2)
     uncertain: bool
+    alternatives: tuple[str, ...] = ()  # PTN of the plies that may have been played instead
 
 
 class GameSession:
@@ -204,7 +205,8 @@ class GameSession:
         for entry in record.plies:
             # plies 1 and 2 place the opponent's flat, but the mover is still white then black
             out.append(RecordedPly(entry.number, entry.ply.ptn(), (entry.number - 1) % 2,
-                                   entry.uncertain))
+                                   entry.uncertain,
+                                   tuple(alt.ptn() for alt in entry.alternatives)))
         return out
 
     def _position(self) -> Position:

@@ -22,7 +22,7 @@ def ptn_ninja_url(ptn: str) -> str:
 
 def ply_public(p: RecordedPly) -> models.PlyPublic:
     return models.PlyPublic(number=p.number, ptn=p.ptn, player=PLAYER[p.player],
-                            uncertain=p.uncertain)
+                            uncertain=p.uncertain, alternatives=list(p.alternatives))
 
 
 def game_public(view: GameView) -> models.GamePublic:

@@ -168,6 +168,9 @@ class PlyPublic(BaseModel):
     ptn: str
     player: Literal["white", "black"]
     uncertain: bool
+    alternatives: list[str] = Field(
+        default_factory=list,
+        description="an unsure ply: the plies that may have been played instead, as PTN")
 
 
 class AmbiguityPublic(BaseModel):

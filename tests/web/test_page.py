@@ -339,6 +339,16 @@ def test_the_last_ply_is_corrected_from_the_move_list(sim_server, browser):
     page.locator("#correct-ply button[type=submit]").click()
     expect(page.locator("#toast")).to_contain_text("a1", timeout=5_000)
     expect(page.locator("#moves .ply").nth(3)).to_have_text("d3")
+    # a later board puts d3 in doubt (the camera's second look, `CameraPipeline._apply`): the
+    # page hears of it, marks the ply, says what else it may have been, and offers that first
+    marked = sim_server.call(sim_server.board.mark_unsure(
+        4, Ply.from_ptn("d3"), (Ply.from_ptn("d2"),), "a later board showed a piece on d2"))
+    assert marked
+    unsure = page.locator("#moves .ply").nth(3)
+    expect(unsure).to_have_text("d3?", timeout=10_000)
+    expect(unsure).to_have_attribute("title", re.compile("it may have been d2"))
+    unsure.click()
+    expect(page.locator("#correct-choices button").first).to_have_text("d2")
     context.close()
     assert errors == []
 

@@ -184,8 +184,9 @@ function renderGame() {
       span.textContent = p.ptn + (p.uncertain ? "?" : "");
       span.className = "ply" + (p.uncertain ? " unsure" : "") + (p === last ? " last" : "");
       span.dataset.number = p.number;
+      if (p.alternatives.length) span.title = `unsure: it may have been ${p.alternatives.join(" or ")}`;
       if (p === last && !g.result) {  // the camera got it wrong: one tap to put it right
-        span.title = "not what was played? tap to correct it";
+        span.title = (span.title ? span.title + ". " : "") + "not what was played? tap to correct it";
         span.addEventListener("click", () => openCorrection(p));
       }
       li.appendChild(span);
@@ -200,21 +201,18 @@ function renderGame() {
   renderBanners();
 }
 
-// The last ply, corrected: a placement offers its square's other stones (the reader's kind calls
-// are its weakest); anything else is typed, starting from the ply as recorded.
+// The last ply, corrected: an unsure ply offers the plies the camera named beside it, a placement
+// its square's other stones (the reader's kind calls are its weakest); anything else is typed,
+// starting from the ply as recorded.
 function openCorrection(ply) {
   state.correcting = ply.number;
   $("#correct-what").textContent = `Ply ${ply.number} was recorded as ${ply.ptn}. It was: `;
   const choices = $("#correct-choices");
   choices.replaceChildren();
+  const offered = [...ply.alternatives];
   const placed = /^([SC]?)([a-h][1-8])$/.exec(ply.ptn);
-  if (placed) {
-    for (const stone of ["", "S", "C"]) {
-      if (stone === placed[1]) continue;
-      const ptn = stone + placed[2];
-      choices.appendChild(button(ptn, () => correctLast(ptn), "choice"));
-    }
-  }
+  if (placed) for (const stone of ["", "S", "C"]) if (stone !== placed[1]) offered.push(stone + placed[2]);
+  for (const ptn of new Set(offered)) choices.appendChild(button(ptn, () => correctLast(ptn), "choice"));
   $("#correct-ply-text").value = ply.ptn;
   $("#correct-ply").hidden = false;
 }
