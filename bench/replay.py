@@ -80,10 +80,10 @@ def readings_files(paths: list[Path]) -> list[Path]:
         elif path.exists():
             files.append(path)
         else:
-            raise SystemExit(f"bench/replay.py: {path}: no such file or folder")
+            raise SystemExit(f"{path}: no such file or folder")
     if not files:
         where = ", ".join(map(str, paths))
-        raise SystemExit(f"bench/replay.py: no readings files (*.npz) in {where}")
+        raise SystemExit(f"no readings files (*.npz) in {where}")
     return files
 
 

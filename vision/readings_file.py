@@ -32,12 +32,17 @@ FLAGS = ("board_found", "occluded", "moving", "relocalised")
 
 class StoredReader:
     """A reader that gives back stored readings, one per frame, in order (the frame itself is
-    not looked at): what a recorder is given to replay a readings file."""
+    not looked at): what a recorder, or the running board's camera pipeline, is given to replay
+    a readings file. It has no pose: nothing is drawn over the frame."""
 
-    def __init__(self, readings: Sequence[BoardReading]) -> None:
+    pose = None
+
+    def __init__(self, readings: Sequence[BoardReading], size: int | None = None) -> None:
         self.readings = iter(readings)
+        self.size = size
 
-    def read(self, frame) -> BoardReading:
+    def read(self, frame, lit=None) -> BoardReading:
+        """The next stored reading (`lit`, the LEDs lit, was already in the light read)."""
         return next(self.readings)
 
 

@@ -1,0 +1,272 @@
+"""Benchmark: stored games through the running board, every question answered as the players
+answer it: what a player at a live board gets. (`bench/replay.py` gives the same readings to
+the offline recorder, which has nobody to ask and guesses.)
+
+    python bench/record.py --seed 6001 --games 50 --save-readings runs/6001   # read once
+    python bench/live.py runs/6001 --jobs 2 --json runs/6001-live.json
+    takboard bench live tests/record/games/seed5430-start.npz
+
+Each game's readings (`bench/record.py --save-readings`) go frame by frame, at the 5 fps they
+were read at, through the service's own camera pipeline (`CameraPipeline`: the tracker and its
+second looks), the board service and its SQLite journal, as a camera's readings do under
+`takboard serve`. A question the board asks is answered with the ply played: its candidate; when
+no candidate is, the ply typed ("another..." on the page); "none: nothing was played" when the
+board is still and shows no new ply. Players answer once the board is still (a question asked
+while a hand is still making the ply waits for the hand to finish it). When a ply was played is
+known for the benchmark's own games (the seed in the file name replays the game's timeline
+without rendering it); for others each question is answered at once, as about the next ply.
+
+Figures: plies recorded exactly, silent errors (a wrong ply recorded unmarked: the one error a
+player cannot see), plies marked unsure (and of them, marked later by a board that showed more),
+questions asked (and answered by typing, or with "none"), illegal-board and desync reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import multiprocessing
+import random
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from bench.replay import readings_files  # noqa: E402
+from controller.service.board import BoardService  # noqa: E402
+from controller.service.camera import CameraPipeline  # noqa: E402
+from controller.service.config import Settings  # noqa: E402
+from controller.service.events import Event  # noqa: E402
+from controller.store import Journal  # noqa: E402
+from controller.tak import Ply  # noqa: E402
+from controller.tracking.script import random_game, timeline  # noqa: E402
+from vision.readings_file import StoredReader, load_readings  # noqa: E402
+
+FPS = 5.0
+FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
+
+
+@dataclass
+class LiveResult:
+    size: int
+    plies: int
+    recorded: int = 0
+    exact: int = 0
+    silent_errors: int = 0
+    unsure: int = 0
+    marked_later: int = 0
+    questions: int = 0
+    typed: int = 0
+    declined: int = 0
+    illegal_reports: int = 0
+    desyncs: int = 0
+    timed: bool = False  # when each ply was played is known (the benchmark's own games)
+    first_error: str = ""
+
+    @property
+    def perfect(self) -> bool:
+        return self.exact == self.plies == self.recorded
+
+
+class Stopped:
+    """The service's clock, standing still: the frames carry their own times."""
+
+    def monotonic(self) -> float:
+        return 0.0
+
+    def wall(self) -> float:
+        return time.time()
+
+
+def plies_done(path: Path, plies: list[Ply], frames: int) -> list[int | None] | None:
+    """Per frame, how many plies were complete on a still board (None while a hand is over
+    it or the board is not yet as it will stay), when `path` is one of the benchmark's games
+    (`seedN.npz`, or a start of one: `seedN-start.npz`) and its timeline, replayed from the
+    seed, plays these plies; else None."""
+    found = re.match(r"seed(\d+)", path.name)
+    if found is None:
+        return None
+    rng = random.Random(int(found.group(1)))
+    size, length = rng.choice((4, 5, 6, 7)), rng.randint(20, 60)
+    rng.uniform(0.0, 40.0)  # the tilt (bench/record.py `play_game` draws in this order)
+    truth = random_game(size, length, rng)
+    if truth[: len(plies)] != plies:
+        return None
+    done = [shot.done if shot.still else None for shot in timeline(size, truth, rng, fps=FPS)]
+    return done[:frames] if len(done) >= frames else None
+
+
+async def _answer(board: BoardService, truth: list[Ply], done: int, result: LiveResult) -> None:
+    """Answer the board's question as the players would; `done`: the plies complete on the
+    board now."""
+    amb = board.session.ambiguity
+    recorded = board.session.position.ply_count
+    played = done
+    if recorded >= played:
+        result.declined += 1
+        await board.decline_question(amb.id)
+        return
+    for i in range(len(amb.candidates)):
+        sequence = amb.sequence(i)
+        if (sequence == truth[recorded:recorded + len(sequence)]
+                and recorded + len(sequence) <= played):  # fmt: skip
+            await board.resolve(amb.id, i)
+            return
+    typed = truth[recorded] if recorded < len(truth) else None
+    if typed is None or typed not in board.session.position.legal_plies:
+        # the game as recorded has gone another way (a ply recorded wrong, marked): the ply
+        # played cannot be typed in it, and the players would set the record right by hand
+        result.declined += 1
+        await board.decline_question(amb.id)
+        return
+    result.typed += 1
+    await board.resolve(amb.id, typed)
+
+
+def replay_live(path: Path, data_dir: Path | None = None,
+                listen: Callable[[Event], None] | None = None) -> LiveResult:  # fmt: skip
+    """Game `path`'s readings through a camera pipeline and a board service, every question
+    answered; its journal in `data_dir` (a temporary folder when None); `listen`: called with
+    every event the board publishes, as the page hears them."""
+    size, readings, names = load_readings(path)
+    truth = [Ply.from_ptn(p) for p in names]
+    if not truth:
+        raise ValueError(f"{path}: holds no true plies to score against")
+    done = plies_done(path, truth, len(readings))
+    result = LiveResult(size, len(truth), timed=done is not None)
+    with tempfile.TemporaryDirectory() as scratch:
+        data = Path(scratch) if data_dir is None else data_dir
+        settings = Settings(data_dir=data, size=size, fps=FPS)
+        reader = StoredReader(readings, size)
+        camera = CameraPipeline(lambda: None, settings=settings, clock=Stopped(),
+                                reader_factory=lambda *_, **__: reader)  # fmt: skip
+        board = BoardService(settings=settings, journal=Journal(data / "games.db"), camera=camera,
+                             clock=Stopped())  # fmt: skip
+        events: list[str] = []
+        board.bus.listen(lambda event: events.append(event.type))
+        if listen is not None:
+            board.bus.listen(listen)
+
+        async def play() -> None:
+            await board.new_game(size=size, komi=0, players=("", ""), opening="swap")
+            camera.board = board  # what `start` does, but for the frame loop: frames come here
+            for k in range(len(readings)):
+                await camera._process(FRAME, k / FPS)
+                still = len(truth) if done is None else done[k]  # (unknown: at once)
+                if board.session.ambiguity is not None and still is not None:
+                    await _answer(board, truth, still, result)
+
+        asyncio.run(play())
+        record = board.session.journal.game(board.session.game_id)
+        board.session.journal.close()
+    result.recorded = len(record.plies)
+    result.questions = events.count("ambiguity")
+    result.marked_later = events.count("ply_marked")
+    result.illegal_reports = events.count("illegal_state")
+    result.desyncs = events.count("desync")
+    for entry in record.plies:
+        expected = truth[entry.number - 1] if entry.number <= len(truth) else None
+        result.unsure += entry.uncertain
+        if entry.ply == expected:
+            result.exact += 1
+            continue
+        result.silent_errors += not entry.uncertain
+        if not result.first_error:
+            result.first_error = (f"ply {entry.number}: recorded {entry.ply.ptn()}"
+                                  f"{'?' if entry.uncertain else ''}, played "
+                                  f"{expected.ptn() if expected else 'nothing'}")  # fmt: skip
+    if not result.first_error and result.recorded < len(truth):
+        result.first_error = (f"ply {result.recorded + 1} ({truth[result.recorded].ptn()}) "
+                              "never recorded")  # fmt: skip
+    return result
+
+
+def _replay(path: Path) -> tuple[str, LiveResult]:
+    logging.disable(logging.WARNING)  # the board's own log of each report: the figures count them
+    return str(path), replay_live(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/live.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                        help="readings files (.npz) or folders of them")  # fmt: skip
+    parser.add_argument("--jobs", type=int, default=1, help="games replayed in parallel (1)")
+    parser.add_argument("--json", type=Path, help="write the figures and per-game results here")
+    parser.add_argument("--all", action="store_true",
+                        help="a line for every game, not only the imperfect ones")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    files = readings_files(args.paths)
+    started = time.perf_counter()
+    results: dict[str, LiveResult] = {}
+    try:
+        with multiprocessing.get_context("spawn").Pool(max(1, args.jobs)) as pool:
+            for name, r in pool.imap(_replay, files):
+                results[name] = r
+                if not args.quiet:
+                    n = len(results)
+                    bar = "#" * (30 * n // len(files)) + "." * (30 - 30 * n // len(files))
+                    print(f"\r[{bar}] {n}/{len(files)} games", file=sys.stderr,
+                          end="" if n < len(files) else "\n")  # fmt: skip
+    except ValueError as error:  # not a readings file, or one without its true plies: says which
+        print(f"bench/live.py: {error}", file=sys.stderr)
+        return 2
+
+    for name, r in results.items():
+        if args.all or not r.perfect or r.silent_errors:
+            status = "perfect" if r.perfect else r.first_error
+            print(f"{Path(name).name:<24} {r.size}x{r.size} {r.exact:>3}/{r.plies:<3} "
+                  f"questions {r.questions:<2} unsure {r.unsure:<2} silent {r.silent_errors}  "
+                  f"{status}")  # fmt: skip
+    total = list(results.values())
+    plies = sum(r.plies for r in total)
+    exact = sum(r.exact for r in total)
+    summary = {
+        "games": len(total),
+        "plies": plies,
+        "plies_exact": exact,
+        "plies_exact_pct": round(100.0 * exact / plies, 2) if plies else 0.0,
+        "games_perfect": sum(r.perfect for r in total),
+        "silent_errors": sum(r.silent_errors for r in total),
+        "plies_unsure": sum(r.unsure for r in total),
+        "marked_later": sum(r.marked_later for r in total),
+        "questions": sum(r.questions for r in total),
+        "questions_per_game": round(sum(r.questions for r in total) / len(total), 2),
+        "answers_typed": sum(r.typed for r in total),
+        "answers_none": sum(r.declined for r in total),
+        "illegal_reports": sum(r.illegal_reports for r in total),
+        "desyncs": sum(r.desyncs for r in total),
+        "games_timed": sum(r.timed for r in total),
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    s = summary
+    print(f"live board, every question answered: {s['games']} games, {plies} plies")
+    print(f"  plies recorded exactly   {s['plies_exact_pct']:.2f} %   ({exact} of {plies})")
+    print(f"  games recorded perfectly {s['games_perfect']} of {s['games']}")
+    print(f"  silent errors            {s['silent_errors']}")
+    print(f"  plies marked unsure (?)  {s['plies_unsure']} ({s['marked_later']} by a later board)")
+    print(f"  questions                {s['questions']} ({s['questions_per_game']} a game; "
+          f"answered by typing {s['answers_typed']}, with none {s['answers_none']})")
+    print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}")
+    print(f"  games timed from their seed {s['games_timed']} of {s['games']}; "
+          f"{s['wall_s']:.0f} s")  # fmt: skip
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        games = {name: {**asdict(r), "perfect": r.perfect} for name, r in results.items()}
+        args.json.write_text(json.dumps({"summary": summary, "games": games}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""`bench/live.py`: stored games through the running board, every question answered with the ply
+played. A game's figures come out as the board recorded it, and bad paths and files are said,
+not thrown."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = ROOT / "tests" / "record" / "games"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "bench/live.py", *args], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_stored_game_is_played_on_the_live_board_and_scored(tmp_path):
+    # fresh bench seed 5430's first 595 frames: 45 plies, the last recorded `2b4>` for `3b4>`
+    # and marked by the second look (tests/service/test_second_look.py)
+    out = run(str(GAMES / "seed5430-start.npz"), "--json", str(tmp_path / "live.json"),
+              "--quiet")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "plies recorded exactly   97.78 %   (44 of 45)" in out.stdout
+    assert "silent errors            0" in out.stdout
+    assert "seed5430-start.npz" in out.stdout
+    assert "ply 45: recorded 2b4>?, played 3b4>" in out.stdout
+    figures = json.loads((tmp_path / "live.json").read_text())
+    summary = figures["summary"]
+    assert summary["games"] == 1 and summary["plies_exact"] == 44 and summary["silent_errors"] == 0
+    assert summary["games_timed"] == 1  # its timeline replayed from the seed in its name
+    (game,) = figures["games"].values()
+    assert game["questions"] >= 1 and game["unsure"] == 1 and not game["perfect"]
+
+
+def test_bench_live_says_what_is_wrong_with_a_path_or_a_file(tmp_path):
+    missing = run(str(tmp_path / "nowhere"))
+    assert missing.returncode != 0 and "nowhere: no such file or folder" in missing.stderr
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file")
+    junk = run(str(tmp_path / "junk.npz"), "--quiet")
+    assert junk.returncode == 2 and "junk.npz: not a readings file" in junk.stderr
+    assert "Traceback" not in junk.stderr
