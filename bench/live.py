@@ -54,6 +54,10 @@ from controller.tracking.script import random_game, timeline  # noqa: E402
 from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 FPS = 5.0
+# After the last frame the board stays as it is and the camera goes on seeing it: its last
+# reading is given for this much longer (the offline recorder decides on the last board when
+# the frames end, `Recorder.finish`; a running board has no end of frames, only more of them).
+AFTER_S = 3.0
 FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
 
 
@@ -148,7 +152,8 @@ def replay_live(path: Path, data_dir: Path | None = None,
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) if data_dir is None else data_dir
         settings = Settings(data_dir=data, size=size, fps=FPS)
-        reader = StoredReader(readings, size)
+        given = [*readings, *[readings[-1]] * round(AFTER_S * FPS)]
+        reader = StoredReader(given, size)
         camera = CameraPipeline(lambda: None, settings=settings, clock=Stopped(),
                                 reader_factory=lambda *_, **__: reader)  # fmt: skip
         board = BoardService(settings=settings, journal=Journal(data / "games.db"), camera=camera,
@@ -161,9 +166,10 @@ def replay_live(path: Path, data_dir: Path | None = None,
         async def play() -> None:
             await board.new_game(size=size, komi=0, players=("", ""), opening="swap")
             camera.board = board  # what `start` does, but for the frame loop: frames come here
-            for k in range(len(readings)):
+            for k in range(len(given)):
                 await camera._process(FRAME, k / FPS)
-                still = len(truth) if done is None else done[k]  # (unknown: at once)
+                # (when the plies were played is unknown: each question answered at once)
+                still = len(truth) if done is None else done[min(k, len(done) - 1)]
                 if board.session.ambiguity is not None and still is not None:
                     await _answer(board, truth, still, result)
 
