@@ -7,7 +7,7 @@ board shows how the spread ended.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from controller.tak import Ply
 from controller.tracking.by_change import ChangeJudge, neighbours
@@ -18,6 +18,16 @@ from controller.tracking.gate import StableReading
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
+
+
+class Held(NamedTuple):
+    """A spread held back while its pieces may still be in a hand (`_held_in_hand`)."""
+
+    ply: Ply
+    matched: tuple  # the board it was judged on (evidence, signatures)
+    # the other spreads of as many pieces off the same stack that fitted that board's changes
+    # too (`structure_ok`): where the pieces went, the next board may tell (`_settle_held`)
+    rivals: tuple[Ply, ...] = ()
 
 
 class HeldSpread:
@@ -87,7 +97,7 @@ class HeldSpread:
         return ply is not None and not ply.is_placement and any(
             c.ply.square == ply.square and c.ply.count == ply.count for c in waited.candidates)
 
-    def _held_then(self, held: tuple[Ply, tuple], best: Hypothesis,
+    def _held_then(self, held: Held, best: Hypothesis,
                    stable: StableReading) -> list[Decision]:  # fmt: skip
         """A spread was held back (`_held_in_hand`), and this board fits `best` as one ply (or a
         takeback) from before it. It may as well be the spread held back, then the next player's
@@ -108,15 +118,15 @@ class HeldSpread:
         plies recorded wrong): when a ply after the held spread fits, the held spread is
         committed and this board judged after it. A spread done on a still board and then
         undone with the two plies before it is far less likely than a game going on."""
-        ply, other = held[0], best.ply
+        ply, other = held.ply, best.ply
         if best.back and other is None:
-            if self._after_held(held, stable) is None:
+            if self._after_held(held.ply, held.matched, stable) is None:
                 return []
-            return self._commit_held(held) + self._evaluate(stable)
+            return self._settle_held(held, stable)
         if (other is None or other.is_placement or other.square != ply.square
                 or other.direction != ply.direction):  # fmt: skip
             return []
-        found = self._after_held(held, stable)
+        found = self._after_held(held.ply, held.matched, stable)
         if found is None:
             return []
         played, after = found
@@ -127,12 +137,12 @@ class HeldSpread:
                   f"{after.ply.ptn()}")  # fmt: skip
         return self._ask_on_board(ask, stable.evidence, stable.appearance)
 
-    def _after_held(self, held: tuple[Ply, tuple],
+    def _after_held(self, ply: Ply, matched: tuple,
                     stable: StableReading) -> tuple[Ply, Candidate] | None:  # fmt: skip
-        """The held spread as played, and the ply after it that best fits this board by what
-        changed since the held board (the reader not contradicting it), scored by its cost and
-        contradiction; None if none fits."""
-        ply, (then_evidence, then_looks) = held
+        """The spread `ply`, held back on the board `matched`, as played, and the ply after it
+        that best fits this board by what changed since the held board (the reader not
+        contradicting it), scored by its cost and contradiction; None if none fits."""
+        then_evidence, then_looks = matched
         if then_looks is None:
             return None
         evidence = stable.evidence
@@ -152,10 +162,38 @@ class HeldSpread:
             return None
         return played, nexts[0]
 
-    def _commit_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
+    def _settle_held(self, held: Held, stable: StableReading) -> list[Decision]:
+        """The next board came, and it is the next ply's: the spread held back was played. The
+        held spread is committed and this board judged after it, unless this board says the
+        pieces went elsewhere: a rival spread off the same stack (`Held.rivals`), followed by
+        the ply that best fits this board after it (`_after_held`), fits it better than the
+        held spread so followed, by the commit margin. Then both pairs are asked about, best
+        first: the held board never showed where the pieces came down.
+
+        Fresh bench seed 6035 (4x4, tilt 38): `d2+` put a dark flat on d3, dark wood, read
+        empty at 0.99 (its look changed 1.67); `d2<` onto c2's dark flat, read no higher, was
+        held back; with `c3>` played onto d3 next, "d2+ then c3>" fitted this board 0.8 better
+        than "d2< then c3>", whose `d2<` was committed quietly (live: 3 plies wrong)."""
+        pairs = []
+        for spread in (held.ply, *held.rivals):
+            found = self._after_held(spread, held.matched, stable)
+            if found is not None:
+                pairs.append((found[1].cost, spread, found[1].ply))
+        pairs.sort(key=lambda pair: pair[0])
+        mine = next((cost for cost, spread, _ in pairs if spread == held.ply), None)
+        if not pairs or mine is None or pairs[0][0] > mine - self.config.commit_margin:
+            return self._commit_held(held) + self._evaluate(stable)
+        self._quiet = None
+        candidates = tuple(Candidate(spread, cost, then=after) for cost, spread, after in pairs)
+        ask = Ask(candidates[: self.config.max_candidates],
+                  f"the pieces lifted off {held.ply.square} were not seen to come down, and the "
+                  "next ply tells where better than the board before it")  # fmt: skip
+        return self._ask_on_board(ask, stable.evidence, stable.appearance)
+
+    def _commit_held(self, held: Held) -> list[Decision]:
         """Commit the spread `_held_in_hand` held back; its board becomes the one to compare the
         next to."""
-        ply, matched = held
+        ply, matched = held.ply, held.matched
         self._before_commit = (self._accepted, self._looks)
         played = self.position.push(ply)
         out: list[Decision] = [Commit(played, self.config.commit_margin, self.position.ply_count)]
@@ -164,14 +202,14 @@ class HeldSpread:
         self._lifted_waits, self.unmatched_since = False, None
         return out
 
-    def _ask_held(self, held: tuple[Ply, tuple]) -> list[Decision]:
+    def _ask_held(self, held: Held) -> list[Decision]:
         """The frames ended with the spread `held` held back (`_held_in_hand`): no later board
         will show where its pieces came down, and the reader saw no stack grow where it drops
         them, so it is asked about, not committed quietly, with the spreads of as many pieces
         off the same stack that the reader does not contradict (fresh bench seed 4697: the
         game's last ply, `b4>`, held back as `b4-` onto b3, read one high surely, was written
         without a mark when the video ended 0.4 s later)."""
-        ply, matched = held
+        ply, matched = held.ply, held.matched
         ranked = self.last.ranked if self.last is not None else []
         cost = next((h.cost for h in ranked if h.ply == ply), 0.0)
         others = [Candidate(h.ply, h.cost) for h in ranked[: self.config.max_considered]

@@ -87,7 +87,7 @@ from controller.tracking.evidence import (
     lost_sight,
 )
 from controller.tracking.gate import DEFAULT_HOLD_S, StabilityGate, StableReading
-from controller.tracking.held import HeldSpread
+from controller.tracking.held import Held, HeldSpread
 from controller.tracking.pairs import TwoPlies
 from controller.tracking.revisions import Revisions
 from controller.tracking.scoring import (
@@ -261,9 +261,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         # the unmatched board lacks a stack the player to move may be holding: judged again once
         # it has stood `lifted_grace_s` since `unmatched_since`
         self._lifted_waits = False
-        # a spread held back while its pieces may still be in a hand (`_held_in_hand`), with the
-        # board it was judged on (evidence, signatures)
-        self._held: tuple[Ply, tuple] | None = None
+        # a spread held back while its pieces may still be in a hand (`_held_in_hand`)
+        self._held: Held | None = None
         # a close call between spreads waited on while their pieces may still be in a hand
         # (`_in_hand_unseen`): the question, and the board it was to be asked on
         self._waited: tuple[Ask, tuple] | None = None
@@ -662,7 +661,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if chosen is None and held is not None and self.state == "tracking":
             # the hand came back with no pieces to drop: the spread held back was played, and
             # this board is the next ply's
-            return self._commit_held(held) + self._evaluate(stable)
+            return self._settle_held(held, stable)
         if chosen is not None and held is not None and self.state == "tracking" and by_change:
             after_held = self._held_then(held, ranked[chosen], stable)
             if after_held:
@@ -890,7 +889,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
 
         if best.ply is not None and by_change and not after_unmatched:
             both = self._pair_instead(evidence, p, changed, best, stable.appearance,
-                                      held=held[0] if held is not None else None)
+                                      held=held.ply if held is not None else None)
             if both:
                 evaluation.decisions = both
                 return both
@@ -910,8 +909,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 out += self._ask(unseen_rival, matched)
             elif (margin >= needed and not doubted and by_change
                   and self._held_in_hand(best, evidence, p, stable)):  # fmt: skip
-                self._held = (best.ply, matched)  # judged again when it has stood, or on the
-                # next board
+                # judged again when it has stood, or on the next board
+                self._held = Held(best.ply, matched, tuple(
+                    h.ply for h in ranked[: cfg.max_considered]
+                    if h.ply is not None and h.ply != best.ply and not h.ply.is_placement
+                    and h.ply.square == best.ply.square and h.ply.count == best.ply.count
+                    and h.structure is not None and h.structure <= cfg.structure_ok))
             elif margin >= needed and not doubted and by_change and (
                 ghost_rival := self._ghost_rival(best, ranked, evidence, p)
             ):

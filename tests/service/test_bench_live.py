@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.live import replay_live
+
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "tests" / "record" / "games"
 
@@ -46,3 +48,14 @@ def test_bench_live_says_what_is_wrong_with_a_path_or_a_file(tmp_path):
     junk = run(str(tmp_path / "junk.npz"), "--quiet")
     assert junk.returncode == 2 and "junk.npz: not a readings file" in junk.stderr
     assert "Traceback" not in junk.stderr
+
+
+@pytest.mark.slow
+def test_a_spread_whose_pieces_were_not_seen_to_land_is_not_recorded_wrong_quietly_live():
+    # fresh bench seed 6035's first 540 frames: `d2+` put a dark flat on d3 that the reader
+    # never saw; the board held back `d2<` and, when the next ply came, committed it quietly:
+    # three plies wrong, none marked. The next ply showed where the flat went, and the players
+    # are asked (tests/record/test_replayed_games.py has the offline recorder's side).
+    result = replay_live(GAMES / "seed6035-start.npz")
+    assert result.silent_errors == 0
+    assert result.exact == result.recorded == result.plies == 41
