@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import multiprocessing
@@ -58,6 +59,12 @@ FPS = 5.0
 # reading is given for this much longer (the offline recorder decides on the last board when
 # the frames end, `Recorder.finish`; a running board has no end of frames, only more of them).
 AFTER_S = 3.0
+# A ply is expected recorded once its still board has stood this long (the stability gate, then a
+# close call judged on more frames): a stored game cut short just after a ply is not scored on it.
+SETTLE_S = 2.0
+# A board reported wrong (illegal, out of sync) this long, still, is set right by the players
+# typing the ply it is missing on the page (the banner shows the game and a field to type in).
+FIX_AFTER_S = 3.0
 FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
 
 
@@ -72,6 +79,7 @@ class LiveResult:
     marked_later: int = 0
     questions: int = 0
     typed: int = 0
+    typed_in: int = 0  # plies typed on the page to put a board reported wrong right
     declined: int = 0
     illegal_reports: int = 0
     desyncs: int = 0
@@ -93,22 +101,38 @@ class Stopped:
         return time.time()
 
 
-def plies_done(path: Path, plies: list[Ply], frames: int) -> list[int | None] | None:
-    """Per frame, how many plies were complete on a still board (None while a hand is over
-    it or the board is not yet as it will stay), when `path` is one of the benchmark's games
-    (`seedN.npz`, or a start of one: `seedN-start.npz`) and its timeline, replayed from the
-    seed, plays these plies; else None."""
+@dataclass(frozen=True)
+class Played:
+    """One of the benchmark's games as it was played: all its plies, and per frame how many
+    were complete on a still board (None while a hand is over it or the board is not yet as
+    it will stay)."""
+
+    plies: list[Ply]
+    done: list[int | None]
+
+    def settled(self, frames: int) -> int:
+        """The plies whose still board stood SETTLE_S before frame `frames`: those a board
+        given the first `frames` frames (the last one repeated past the file's end) must have
+        recorded."""
+        last = frames - round(SETTLE_S * FPS)
+        return max((d for d in self.done[:last] if d is not None), default=0)
+
+
+def as_played(path: Path, plies: list[Ply], frames: int) -> Played | None:
+    """The game `path` holds the readings of, as played, when it is one of the benchmark's
+    games (`seedN.npz`, or the start of one: `seedN-start.npz`) and its timeline, replayed from
+    the seed without rendering, plays the plies stored with it; else None."""
     found = re.match(r"seed(\d+)", path.name)
     if found is None:
         return None
     rng = random.Random(int(found.group(1)))
     size, length = rng.choice((4, 5, 6, 7)), rng.randint(20, 60)
     rng.uniform(0.0, 40.0)  # the tilt (bench/record.py `play_game` draws in this order)
-    truth = random_game(size, length, rng)
-    if truth[: len(plies)] != plies:
+    game = random_game(size, length, rng)
+    if game[: len(plies)] != plies:
         return None
-    done = [shot.done if shot.still else None for shot in timeline(size, truth, rng, fps=FPS)]
-    return done[:frames] if len(done) >= frames else None
+    done = [shot.done if shot.still else None for shot in timeline(size, game, rng, fps=FPS)]
+    return Played(game, done[:frames]) if len(done) >= frames else None
 
 
 async def _answer(board: BoardService, truth: list[Ply], done: int, result: LiveResult) -> None:
@@ -138,21 +162,41 @@ async def _answer(board: BoardService, truth: list[Ply], done: int, result: Live
     await board.resolve(amb.id, typed)
 
 
+async def _type_missing(board: BoardService, truth: list[Ply], done: int) -> bool:
+    """The players type, on the page, the first ply played that the game is missing; False when
+    none is missing or it cannot be played in the game as recorded (gone another way)."""
+    position = board.session.position
+    recorded = position.ply_count
+    if recorded >= min(done, len(truth)) or truth[recorded] not in position.legal_plies:
+        return False
+    await board.play(truth[recorded], source="manual")
+    return True
+
+
 def replay_live(path: Path, data_dir: Path | None = None,
                 listen: Callable[[Event], None] | None = None) -> LiveResult:  # fmt: skip
     """Game `path`'s readings through a camera pipeline and a board service, every question
     answered; its journal in `data_dir` (a temporary folder when None); `listen`: called with
     every event the board publishes, as the page hears them."""
     size, readings, names = load_readings(path)
-    truth = [Ply.from_ptn(p) for p in names]
-    if not truth:
+    stored = [Ply.from_ptn(p) for p in names]
+    if not stored:
         raise ValueError(f"{path}: holds no true plies to score against")
-    done = plies_done(path, truth, len(readings))
-    result = LiveResult(size, len(truth), timed=done is not None)
+    played = as_played(path, stored, len(readings))
+    done = None if played is None else played.done
+    truth = stored if played is None else played.plies
+    # the camera's next frames of the board left as it is: its last reading, without the motion
+    # of a hand just gone (a game cut short mid-ply, as some stored tests are, or one whose
+    # timeline is unknown, stops there)
+    last = readings[-1]
+    stays = done is not None and done[-1] is not None and last.board_found and not last.occluded
+    after = [dataclasses.replace(last, moving=False, reason="")] * round(AFTER_S * FPS * stays)
+    given = [*readings, *after]
+    expected = len(stored) if played is None else played.settled(len(given))
+    result = LiveResult(size, expected, timed=played is not None)
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) if data_dir is None else data_dir
         settings = Settings(data_dir=data, size=size, fps=FPS)
-        given = [*readings, *[readings[-1]] * round(AFTER_S * FPS)]
         reader = StoredReader(given, size)
         camera = CameraPipeline(lambda: None, settings=settings, clock=Stopped(),
                                 reader_factory=lambda *_, **__: reader)  # fmt: skip
@@ -166,33 +210,46 @@ def replay_live(path: Path, data_dir: Path | None = None,
         async def play() -> None:
             await board.new_game(size=size, komi=0, players=("", ""), opening="swap")
             camera.board = board  # what `start` does, but for the frame loop: frames come here
+            wrong_since = None  # when the board began reporting the board wrong (illegal, desync)
             for k in range(len(given)):
                 await camera._process(FRAME, k / FPS)
                 # (when the plies were played is unknown: each question answered at once)
                 still = len(truth) if done is None else done[min(k, len(done) - 1)]
                 if board.session.ambiguity is not None and still is not None:
                     await _answer(board, truth, still, result)
+                if not board.problem:
+                    wrong_since = None
+                elif wrong_since is None:
+                    wrong_since = k
+                if (wrong_since is not None and still is not None
+                        and k - wrong_since >= FIX_AFTER_S * FPS):  # fmt: skip
+                    # the page says the board is wrong and shows the game: the players type
+                    # the ply the board is missing
+                    wrong_since = None
+                    if await _type_missing(board, truth, still):
+                        result.typed_in += 1
 
         asyncio.run(play())
         record = board.session.journal.game(board.session.game_id)
         board.session.journal.close()
-    result.recorded = len(record.plies)
+    result.recorded = min(len(record.plies), expected)
     result.questions = events.count("ambiguity")
     result.marked_later = events.count("ply_marked")
     result.illegal_reports = events.count("illegal_state")
     result.desyncs = events.count("desync")
+    # (a ply recorded right past the plies expected, made in the last seconds, is neither)
     for entry in record.plies:
-        expected = truth[entry.number - 1] if entry.number <= len(truth) else None
-        result.unsure += entry.uncertain
-        if entry.ply == expected:
-            result.exact += 1
+        was = truth[entry.number - 1] if entry.number <= len(truth) else None
+        result.unsure += entry.uncertain and entry.number <= expected
+        if entry.ply == was:
+            result.exact += entry.number <= expected
             continue
         result.silent_errors += not entry.uncertain
         if not result.first_error:
             result.first_error = (f"ply {entry.number}: recorded {entry.ply.ptn()}"
                                   f"{'?' if entry.uncertain else ''}, played "
-                                  f"{expected.ptn() if expected else 'nothing'}")  # fmt: skip
-    if not result.first_error and result.recorded < len(truth):
+                                  f"{was.ptn() if was else 'nothing'}")  # fmt: skip
+    if not result.first_error and result.recorded < expected:
         result.first_error = (f"ply {result.recorded + 1} ({truth[result.recorded].ptn()}) "
                               "never recorded")  # fmt: skip
     return result
@@ -250,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         "questions": sum(r.questions for r in total),
         "questions_per_game": round(sum(r.questions for r in total) / len(total), 2),
         "answers_typed": sum(r.typed for r in total),
+        "plies_typed_in": sum(r.typed_in for r in total),
         "answers_none": sum(r.declined for r in total),
         "illegal_reports": sum(r.illegal_reports for r in total),
         "desyncs": sum(r.desyncs for r in total),
@@ -264,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  plies marked unsure (?)  {s['plies_unsure']} ({s['marked_later']} by a later board)")
     print(f"  questions                {s['questions']} ({s['questions_per_game']} a game; "
           f"answered by typing {s['answers_typed']}, with none {s['answers_none']})")
-    print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}")
+    print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}; plies typed in "
+          f"to set a board right {s['plies_typed_in']}")
     print(f"  games timed from their seed {s['games_timed']} of {s['games']}; "
           f"{s['wall_s']:.0f} s")  # fmt: skip
     if args.json:
