@@ -294,7 +294,7 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def answered(self, ply, position, *, then=None) -> list:
+    def answered(self, ply, position, *, then=None, typed: bool = False) -> list:
         """The camera's own question was answered with `ply` (now played in `position`). The
         board has not changed since the tracker asked, so it keeps its picture of the board (what
         each square looked like) and plays the answer; a fresh tracker would have to judge the
@@ -303,9 +303,19 @@ class CameraPipeline:
 
         -> the plies the board shows played after the answer, to be recorded next: the reply of
         two plies seen at once (the question was about the pair; `then`: the reply of the
-        candidate picked, `Candidate.then`)."""
+        candidate picked, `Candidate.then`).
+
+        `typed`: the players typed the answer rather than picking a candidate. Unless it is a
+        candidate of one ply, the board was judged to show something else: the first ply of a
+        pair typed alone says the reply was not the one seen (fresh bench seed 3865: "b3> then
+        c4<" asked, `b3>` typed, and `c4<` recorded after it for `b2-`), and a ply named by
+        no candidate may leave more on the board. The tracker is rebuilt on the game with the
+        answer, and judges the board afresh."""
         tracker = self.tracker
         if tracker is None or self._resync or tracker.pending is None:
+            self._resync = True
+            return []
+        if typed and not any(c.ply == ply and c.then is None for c in tracker.pending.candidates):
             self._resync = True
             return []
         with self._tracker_lock:

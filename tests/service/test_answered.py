@@ -118,3 +118,32 @@ def test_a_catch_up_answered_on_the_page_records_every_ply_it_names(tmp_path):
     follows = pipeline.answered(best.ply, recorded, then=best.then)
     assert [p.ptn() for p in follows] == ["d4", "b4"] and not pipeline._resync
     assert tracker.position.tps() == truth.tps()
+
+
+def test_a_candidate_typed_on_the_page_is_played_as_if_picked(tmp_path):
+    pipeline, truth = _asking_pipeline(tmp_path)
+    tracker = pipeline.tracker
+    pipeline.answered(Ply.from_ptn("3c3>12"), truth, typed=True)  # one of the plies asked
+    assert pipeline.tracker is tracker and not pipeline._resync
+
+
+def test_the_first_ply_of_a_pair_typed_alone_rebuilds_the_tracker_without_the_reply(tmp_path):
+    """"c2 then d3" asked, and the players type `c2`: they say the reply was not d3 (fresh bench
+    seed 3865: "b3> then c4<" asked, `b3>` typed, and `c4<` recorded after it for `b2-`). The
+    reply is not recorded, and the board is judged afresh on the game with the answer; a ply
+    no candidate names does the same."""
+    pipeline = idle_pipeline(tmp_path)
+    start = "x5/x5/x2,1,x2/x5/2,x3,1 2 2"
+    tracker, truth = Tracker(Position.from_tps(start)), Position.from_tps(start)
+    feed = Feeder(tracker).feed
+    feed(position_reading(truth, appearance=True), 2.0)
+    feed(hand_reading(5), 0.6)
+    for ptn in ("c2", "d3"):
+        truth.play(Ply.from_ptn(ptn))
+    (ask,) = feed(position_reading(truth, appearance=True), 1.2)
+    assert ask.candidates[0].ply == Ply.from_ptn("c2") and ask.candidates[0].then is not None
+    pipeline.tracker, pipeline._resync = tracker, False
+    recorded = Position.from_tps(start)
+    recorded.play(Ply.from_ptn("c2"))
+    assert pipeline.answered(Ply.from_ptn("c2"), recorded, typed=True) == []
+    assert pipeline._resync

@@ -59,3 +59,16 @@ def test_a_spread_whose_pieces_were_not_seen_to_land_is_not_recorded_wrong_quiet
     result = replay_live(GAMES / "seed6035-start.npz")
     assert result.silent_errors == 0
     assert result.exact == result.recorded == result.plies == 41
+
+
+@pytest.mark.slow
+def test_boards_the_camera_asked_wrongly_about_are_set_right_by_the_players_not_quietly_wrong():
+    # fresh bench seed 3865 (its first 603 frames): "b3> then c4<" was asked for `b3>` then
+    # `b2-`; the players typed `b3>`, and `c4<` was recorded after it. Seed 5040: `b4`, never
+    # seen, then "c4- then c2>" asked for `c2>` then `c4-`; `b4` typed, and the board asked
+    # about kept as the one to compare the next to, losing both plies. Each answer typed now
+    # has the board judged afresh: no ply recorded wrong without a mark.
+    pair = replay_live(GAMES / "seed3865-start.npz")
+    assert pair.typed >= 1 and pair.silent_errors == 0 and pair.perfect
+    unseen = replay_live(GAMES / "seed5040.npz")
+    assert unseen.typed >= 1 and unseen.silent_errors == 0
