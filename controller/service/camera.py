@@ -305,19 +305,24 @@ class CameraPipeline:
         two plies seen at once (the question was about the pair; `then`: the reply of the
         candidate picked, `Candidate.then`).
 
-        `typed`: the players typed the answer rather than picking a candidate. Unless it is a
-        candidate of one ply, the board was judged to show something else: the first ply of a
-        pair typed alone says the reply was not the one seen (fresh bench seed 3865: "b3> then
-        c4<" asked, `b3>` typed, and `c4<` recorded after it for `b2-`), and a ply named by
-        no candidate may leave more on the board. The tracker is rebuilt on the game with the
-        answer, and judges the board afresh."""
+        `typed`: the players typed the answer rather than picking a candidate. The first ply of
+        a pair typed alone says the reply was not the one seen (fresh bench seed 3865: "b3>
+        then c4<" asked, `b3>` typed, and `c4<` recorded after it for `b2-`); a ply no
+        candidate names that does not explain the board asked about by itself
+        (`Tracker.fits_alone`) leaves more on it (seed 5040: `b4`, never seen, typed for "c4-
+        then c2>", and both plies lost). Then the tracker is rebuilt on the game with the
+        answer, and judges the board afresh; a ply that explains it (seed 6106: `2b2>11`
+        typed for "b2> then b2>") is played in the same tracker."""
         tracker = self.tracker
         if tracker is None or self._resync or tracker.pending is None:
             self._resync = True
             return []
-        if typed and not any(c.ply == ply and c.then is None for c in tracker.pending.candidates):
-            self._resync = True
-            return []
+        if typed:
+            named = [c for c in tracker.pending.candidates if c.ply == ply]
+            alone = any(c.then is None for c in named) or (not named and tracker.fits_alone(ply))
+            if not alone:
+                self._resync = True
+                return []
         with self._tracker_lock:
             try:
                 accepted = tracker.accept(ply, then=then)

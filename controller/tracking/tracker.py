@@ -280,6 +280,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._darkened: dict[str, float] = {}  # `change.darkened` per square, the same
         # while a question waits: the board (evidence, signatures) from before the ply asked about
         self._before_ask: tuple | None = None
+        # ... and the hypotheses that board was weighed with (`fits_alone`)
+        self._asked_ranked: list[Hypothesis] = []
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
         # each square's look the last time the game had it bare, on a still board that matched
         # the game (the camera's pixels since its last move; `_bare_again`)
@@ -1258,7 +1260,17 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             self._accepted, self._looks = matched
         if self.last is not None:
             self.last.decisions = [ask]
+        self._asked_ranked = self.last.ranked if self.last is not None else []
         return [ask]
+
+    def fits_alone(self, ply: Ply) -> bool:
+        """Does `ply` alone explain the board the pending question was asked about, by what
+        changed: is it one of the hypotheses that board was weighed with, and does it fit the
+        pattern of its changes (`structure_ok`)? A ply typed in answer that does not leaves
+        more on that board than it explains (two plies at once, one never seen)."""
+        return self.pending is not None and any(
+            h.ply == ply and not h.back and h.structure is not None
+            and h.structure <= self.config.structure_ok for h in self._asked_ranked)
 
     def _back_before_ask(self, stable: StableReading) -> bool:
         """Is the board back to how it was before the ply asked about (judged by change)?"""

@@ -72,3 +72,8 @@ def test_boards_the_camera_asked_wrongly_about_are_set_right_by_the_players_not_
     assert pair.typed >= 1 and pair.silent_errors == 0 and pair.perfect
     unseen = replay_live(GAMES / "seed5040.npz")
     assert unseen.typed >= 1 and unseen.silent_errors == 0
+    # ... while an answer typed that explains the board by itself keeps the camera's picture of
+    # the board (seed 6106's first 191 frames: `2b2>11` typed for "b2> then b2>"; judged afresh
+    # from the reader's own answers, the board read wrong on d1 and d2 stalled the game)
+    alone = replay_live(GAMES / "seed6106-start.npz")
+    assert alone.typed == 1 and alone.perfect and alone.illegal_reports == 0
