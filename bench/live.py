@@ -12,13 +12,17 @@ second looks), the board service and its SQLite journal, as a camera's readings 
 `takboard serve`. A question the board asks is answered with the ply played: its candidate; when
 no candidate is, the ply typed ("another..." on the page); "none: nothing was played" when the
 board is still and shows no new ply. Players answer once the board is still (a question asked
-while a hand is still making the ply waits for the hand to finish it). When a ply was played is
-known for the benchmark's own games (the seed in the file name replays the game's timeline
-without rendering it); for others each question is answered at once, as about the next ply.
+while a hand is still making the ply waits for the hand to finish it). A board reported wrong
+for 3 s is set right as players set it right on the page: the ply the game misses typed in, or
+"The board is right" pressed when the game is the game played and the camera misreads the
+board. When a ply was played is known for the benchmark's own games (the seed in the file name
+replays the game's timeline without rendering it); for others each question is answered at
+once, as about the next ply.
 
 Figures: plies recorded exactly, silent errors (a wrong ply recorded unmarked: the one error a
 player cannot see), plies marked unsure (and of them, marked later by a board that showed more),
-questions asked (and answered by typing, or with "none"), illegal-board and desync reports.
+questions asked (and answered by typing, or with "none"), illegal-board and desync reports and
+how they were set right.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from bench.replay import readings_files  # noqa: E402
 from controller.service.board import BoardService  # noqa: E402
 from controller.service.camera import CameraPipeline  # noqa: E402
 from controller.service.config import Settings  # noqa: E402
+from controller.service.errors import ServiceError  # noqa: E402
 from controller.service.events import Event  # noqa: E402
 from controller.store import Journal  # noqa: E402
 from controller.tak import Ply  # noqa: E402
@@ -80,6 +85,7 @@ class LiveResult:
     questions: int = 0
     typed: int = 0
     typed_in: int = 0  # plies typed on the page to put a board reported wrong right
+    said_right: int = 0  # "The board is right" pressed: the camera misread a board that was
     declined: int = 0
     illegal_reports: int = 0
     desyncs: int = 0
@@ -173,6 +179,20 @@ async def _type_missing(board: BoardService, truth: list[Ply], done: int) -> boo
     return True
 
 
+async def _say_right(board: BoardService, truth: list[Ply], done: int) -> bool:
+    """The players press "The board is right" when it is: the game as recorded is the game
+    played so far, every ply of it (the camera misreads the board). False when it is not, or
+    the board cannot take it now."""
+    recorded = [entry.ply for entry in board.session.journal.game(board.session.game_id).plies]
+    if recorded != truth[:done]:
+        return False
+    try:
+        await board.board_is_right()
+    except ServiceError:
+        return False
+    return True
+
+
 def replay_live(path: Path, data_dir: Path | None = None,
                 listen: Callable[[Event], None] | None = None) -> LiveResult:  # fmt: skip
     """Game `path`'s readings through a camera pipeline and a board service, every question
@@ -224,10 +244,12 @@ def replay_live(path: Path, data_dir: Path | None = None,
                 if (wrong_since is not None and still is not None
                         and k - wrong_since >= FIX_AFTER_S * FPS):  # fmt: skip
                     # the page says the board is wrong and shows the game: the players type
-                    # the ply the board is missing
+                    # the ply the game is missing, or say the board is right when it is
                     wrong_since = None
                     if await _type_missing(board, truth, still):
                         result.typed_in += 1
+                    elif await _say_right(board, truth, still):
+                        result.said_right += 1
 
         asyncio.run(play())
         record = board.session.journal.game(board.session.game_id)
@@ -308,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         "questions_per_game": round(sum(r.questions for r in total) / len(total), 2),
         "answers_typed": sum(r.typed for r in total),
         "plies_typed_in": sum(r.typed_in for r in total),
+        "said_right": sum(r.said_right for r in total),
         "answers_none": sum(r.declined for r in total),
         "illegal_reports": sum(r.illegal_reports for r in total),
         "desyncs": sum(r.desyncs for r in total),
@@ -322,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  plies marked unsure (?)  {s['plies_unsure']} ({s['marked_later']} by a later board)")
     print(f"  questions                {s['questions']} ({s['questions_per_game']} a game; "
           f"answered by typing {s['answers_typed']}, with none {s['answers_none']})")
-    print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}; plies typed in "
-          f"to set a board right {s['plies_typed_in']}")
+    print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}; set right by "
+          f"typing a ply {s['plies_typed_in']}, by \"the board is right\" {s['said_right']}")
     print(f"  games timed from their seed {s['games_timed']} of {s['games']}; "
           f"{s['wall_s']:.0f} s")  # fmt: skip
     if args.json:

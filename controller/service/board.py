@@ -19,7 +19,13 @@ from typing import Any, Protocol
 
 from controller.service.clock import Clock, SystemClock
 from controller.service.config import Settings
-from controller.service.errors import GameOverError, NoGameError, UnavailableError, WrongMoveError
+from controller.service.errors import (
+    GameOverError,
+    NoGameError,
+    QuestionWaitingError,
+    UnavailableError,
+    WrongMoveError,
+)
 from controller.service.events import EventBus
 from controller.service.game import Ambiguity, GameSession, RecordedPly
 from controller.service.health import Health
@@ -360,6 +366,27 @@ class BoardService:
             if self.camera is not None:
                 self.camera.declined(self.session.position)
             self.bus.publish("ambiguity_withdrawn", {"id": pending.id, "by": "player"})
+            await self._show_leds()
+
+    async def board_is_right(self) -> None:
+        """A person says the board shows the game as recorded, though the camera reports it wrong
+        (a piece it misreads): the camera goes on from the board as it is, and the alarm ends.
+        Raises UnavailableError when there is no camera, or it has not seen the board since the
+        game changed (try again in a moment), and QuestionWaitingError while a question waits
+        (answer it instead)."""
+        async with self.lock:
+            self.require_game()
+            if self.camera is None:
+                raise UnavailableError("no camera watches this board: nothing to put in sync")
+            if self.session.ambiguity is not None:
+                raise QuestionWaitingError("a question about the last ply waits: answer it first")
+            if not self.camera.board_is_right(self.session.position):
+                raise UnavailableError("the camera has not seen the board since the game "
+                                       "changed: try again in a moment")  # fmt: skip
+            log.info("board said to be right at ply %d: the camera goes on from it",
+                     self.session.position.ply_count)
+            self.problem = {}
+            self.bus.publish("in_sync", {"tps": self.session.position.tps(), "by": "player"})
             await self._show_leds()
 
     async def withdraw_question(self) -> None:

@@ -360,6 +360,21 @@ class CameraPipeline:
             if tracker.position.tps() != position.tps():
                 self._resync = True
 
+    def board_is_right(self, position) -> bool:
+        """A person says the board shows the game `position` though the camera reads it
+        otherwise (`Tracker.board_is_right`): the camera goes on from the board as it is. False
+        when it cannot yet: no board seen since the game changed, or a question waiting."""
+        tracker = self.tracker
+        if tracker is None or self._resync or tracker.pending is not None:
+            return False
+        with self._tracker_lock:
+            if tracker.position.tps() != position.tps():
+                self._resync = True
+                return False
+            tracker.board_is_right()
+            self._resuming = False
+            return tracker.state == "tracking"
+
     def declined(self, position) -> None:
         """A person answered the camera's question with "nothing was played": the game stays
         `position`. The tracker drops the question and keeps the board it asked about as the
@@ -672,6 +687,8 @@ class CameraPipeline:
                                 [c.then for c in candidates], [c.more for c in candidates])
             case Takeback(n=n):
                 await board.take_back(n, source="camera")
+            case Illegal() | Desync() if self.tracker.state not in ("illegal", "desync"):
+                pass  # judged before a person said the board is right: the tracker has gone on
             case Illegal(squares=squares):
                 await board.report_problem("illegal", list(squares),
                                            "no legal ply explains the board")

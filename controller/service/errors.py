@@ -19,6 +19,10 @@ class NothingPendingError(ServiceError):
     """No ambiguity is waiting to be resolved, or the one referred to was already resolved."""
 
 
+class QuestionWaitingError(ServiceError):
+    """The camera's question about the last ply waits for an answer, which comes first."""
+
+
 class NotFoundError(ServiceError):
     """A game, candidate or resource that does not exist."""
 

@@ -496,6 +496,25 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self.state = "tracking" if self.position.outcome() is None else "over"
         return played
 
+    def board_is_right(self) -> list[Decision]:
+        """A person says the board shows the game as recorded (`expected`), though the camera
+        reads it otherwise: a piece it misreads all along (a light flat on light wood, a piece
+        half hidden behind a wall), which keeps a board judged afresh from the reader's own
+        answers out of sync. The last still board becomes the one to compare the next to, as a
+        board that matched, and tracking goes on from it: its misreads are no news. -> [Resynced()]
+        when the board had been reported wrong, else []. Nothing changes while a question waits
+        (it is answered instead) or before a still board was seen (the next one is judged)."""
+        stable = self._last_stable
+        if self.pending is not None or stable is None or self.state == "over":
+            return []
+        was = self.state
+        self._accepted, self._looks = dict(stable.evidence), stable.appearance
+        self._held = self._waited = self._undecided = None
+        self._lifted_waits = self._refused = self._reevaluate = False
+        self.unmatched_since = None
+        self.state = "tracking"
+        return [Resynced()] if was in ("illegal", "desync", "resuming") else []
+
     def judge_again(self) -> list[Decision]:
         """Judge the last still board again now, when an answer asked for that (`accept` of a
         revised ply or of a ply that was not seen): the board may already show the ply after it.

@@ -38,6 +38,7 @@ ERROR_STATUS: list[tuple[type[Exception], int]] = [
     (service_errors.NoGameError, 409),
     (service_errors.GameOverError, 409),
     (service_errors.NothingPendingError, 409),
+    (service_errors.QuestionWaitingError, 409),
     (service_errors.WrongMoveError, 409),
     (service_errors.UnavailableError, 503),
     (service_errors.BadRequestError, 400),

@@ -472,3 +472,26 @@ def test_a_board_out_of_sync_that_plies_explain_only_with_two_squares_misread_st
     _, session, decisions = _played_on_out_of_sync(("c2", "a1"))
     assert [type(d) for d in decisions] == [Illegal, Desync]
     assert session.tracker.state == "desync"
+
+
+def test_a_board_a_person_says_is_right_is_tracked_on_from_as_the_camera_reads_it(looks):
+    # a tracker judging the board afresh (after a restart, or an answer typed on the page) where
+    # the reader misreads one piece all along: c3's light flat read dark. Out of sync, it records
+    # nothing; the players say the board is right, and the camera goes on from it as it reads it
+    history = ["a1", "e5", "c3", "c2"]
+    game = Position(5)
+    for ptn in history:
+        game.play(Ply.from_ptn(ptn))
+    session = Session(game)
+    session.tracker = Tracker(game, session.tracker.config, resume=True)
+    truth = Position.from_tps(game.tps())
+    misread = _misread(dict(truth.stacks()), "c3")
+    (desync,) = session.board(misread, 1.0)
+    assert isinstance(desync, Desync) and desync.squares == ("c3",)
+    assert session.board(misread, 3.0) == []  # waits for a board that matches: none comes
+    assert session.tracker.board_is_right() == [Resynced()]
+    assert session.tracker.state == "tracking"
+    truth.play(Ply.from_ptn("d4"))
+    session.hand(0.6)
+    assert commits(session.board(_misread(dict(truth.stacks()), "c3"), 1.2)) == ["d4"]
+    assert session.tracker.board_is_right() == []  # in sync: nothing to say

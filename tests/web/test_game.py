@@ -43,6 +43,7 @@ def test_reading_is_open_but_every_change_needs_the_token(web):
                                ("POST", "/api/game/takeback", {"plies": 1}),
                                ("POST", "/api/game/end", {"how": "draw"}),
                                ("DELETE", "/api/game/ambiguity", None),
+                               ("POST", "/api/game/in-sync", None),
                                ("PATCH", "/api/game/tags", {"tags": {"Event": "x"}}),
                                ("PUT", "/api/leds/brightness", {"brightness": 3}),
                                ("POST", "/api/sim/place", {"square": "a1", "player": "white"})]:
@@ -352,3 +353,9 @@ def test_a_game_against_the_computer_over_http(tmp_path):
 def test_a_computer_game_without_an_engine_is_503(web):
     r = web.client.post("/api/games", json={"size": 5, "computer": "white"})
     assert r.status_code == 503 and "no engine" in r.json()["detail"]
+
+
+def test_the_board_said_right_with_no_camera_watching_is_refused_with_the_reason(web):
+    start(web)
+    r = web.client.post("/api/game/in-sync")
+    assert r.status_code == 503 and "no camera" in r.json()["detail"]

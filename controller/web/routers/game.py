@@ -77,6 +77,17 @@ async def decline(board: BoardDep, _: ControlToken,
     return game_public(await board.snapshot())
 
 
+@router.post("/game/in-sync", response_model=models.GamePublic,
+             summary="The board shows the game as recorded: the camera misreads it, go on")
+async def board_is_right(board: BoardDep, _: ControlToken) -> models.GamePublic:
+    """The camera reports the board wrong (illegal, out of sync) where it is right: a piece it
+    misreads all along. It goes on from the board as it is, and the alarm ends. 409 while its
+    question waits (answer that), 503 before it has seen the board since the game changed."""
+    board.require_game()
+    await board.board_is_right()
+    return game_public(await board.snapshot())
+
+
 @router.post("/game/takeback", response_model=models.TakeBackResult, summary="Take back plies")
 async def take_back(body: models.TakeBack, board: BoardDep, _: ControlToken
                     ) -> models.TakeBackResult:

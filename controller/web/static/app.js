@@ -287,6 +287,10 @@ function renderBanners() {
       (kind === "desync" ? " Recording waits until it matches again." : ""));
     if (g.plies.length) div.appendChild(button("Take back last ply", () =>
       act("POST", "/api/game/takeback", { plies: 1 })));
+    // the board is as recorded and the camera misreads a piece on it: go on from it
+    const right = button("The board is right", () => act("POST", "/api/game/in-sync"), "in-sync");
+    right.title = "the pieces stand as the game says: the camera misreads them; go on from the board as it is";
+    div.appendChild(right);
     if (state.simMode) div.appendChild(button("Put pieces back", () => act("POST", "/api/sim/reset")));
   }
   if (g.computer && !g.result) {
