@@ -687,7 +687,7 @@ class CameraPipeline:
                                 [c.then for c in candidates], [c.more for c in candidates])
             case Takeback(n=n):
                 await board.take_back(n, source="camera")
-            case Illegal() | Desync() if self.tracker.state not in ("illegal", "desync"):
+            case Illegal() | Desync() if self.tracker.state == "tracking":
                 pass  # judged before a person said the board is right: the tracker has gone on
             case Illegal(squares=squares):
                 await board.report_problem("illegal", list(squares),

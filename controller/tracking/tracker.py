@@ -386,9 +386,19 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if self._waited is not None:  # (the same for a close call waited on)
             waited, self._waited = self._waited, None
             return self._ask(*waited)
-        if self._undecided is None:
-            return []
-        return self._ask(self._undecided, self._undecided_matched)
+        if self._undecided is not None:
+            return self._ask(self._undecided, self._undecided_matched)
+        if (self._lifted_waits and self._last_stable is not None
+                and self.unmatched_since is not None):  # fmt: skip
+            # pieces lifted off a stack, waited for, and no hand to drop them now: the board is
+            # judged as it stands, as once it has stood `lifted_grace_s` (fresh bench seed
+            # 6138's last ply, `f4<`, its flat onto e4 read faintly, was lost without a word
+            # when the frames ended 0.8 s into the wait)
+            self._lifted_waits = False
+            stable = self._last_stable
+            stood = max(self.unmatched_since, stable.since) + self.config.lifted_grace_s + 1e-6
+            return self._evaluate(replace(stable, at=max(stable.at, stood)))  # (1e-6: past it)
+        return []
 
     @property
     def hand_left_no_trace(self) -> bool:

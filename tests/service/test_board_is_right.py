@@ -97,7 +97,7 @@ def test_an_alarm_judged_before_the_board_was_said_right_is_not_raised_after(tmp
         await board.board_is_right()  # ... while that frame's decisions wait to be handed over
         await camera._apply(desync, {})
         assert board.problem == {}
-        tracker.state = "desync"  # the control: an alarm the tracker stands by is raised
+        tracker.state = "resuming"  # the control: an alarm the tracker stands by is raised
         await camera._apply(desync, {})
         assert board.problem["kind"] == "desync"
 

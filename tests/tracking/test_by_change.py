@@ -643,6 +643,28 @@ def test_a_stack_lifted_and_soon_dropped_where_no_question_offered_it_is_committ
     assert not [d for d in camera.log if isinstance(d, Ask)]
 
 
+def _lifted_with_nowhere_to_land(seconds: float) -> tuple[Camera, list]:
+    """Black to move; c5's two-stack lifted, no square beside it with a top it could land on
+    unseen, and the board then still for `seconds`: the decisions on that board."""
+    truth, camera = _seen("x2,22,x2/x5/x5/x5/1,x4 2 10")
+    lifted = dict(truth.stacks())
+    del lifted["c5"]
+    camera.feed(hand_reading(5), 0.6)
+    return camera, camera.board(lifted, seconds)
+
+
+def test_a_stack_lifted_when_the_frames_end_is_judged_as_it_stands_not_forgotten():
+    # no ply fits a board with c5 emptied, and the pieces are waited for (`lifted_grace_s`);
+    # when the recording ends 2 s into the wait, no hand will drop them now, and the board is
+    # judged as once it has stood (fresh bench seed 6138: the game's last ply lost without a
+    # word when its frames ended 0.8 s into the wait)
+    camera, waiting = _lifted_with_nowhere_to_land(2.0)
+    assert waiting == [] and camera.tracker.state == "tracking"
+    ended = camera.tracker.finish()
+    _, stood = _lifted_with_nowhere_to_land(3.0)
+    assert ended and ended == stood
+
+
 def test_a_flat_read_in_the_other_colour_but_not_surely_is_asked_about_not_reported_illegal():
     # bench seed 29: a light flat read dark at 0.91; the game stopped there
     decisions = _placed_on_c3_but_read_as("c3", ((BLACK, FLAT),), confidence=0.91)
