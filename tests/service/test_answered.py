@@ -49,12 +49,14 @@ def test_an_answer_the_tracker_cannot_follow_rebuilds_it(tmp_path):
     assert pipeline._resync
 
 
-def test_a_pair_answered_records_the_reply_of_the_candidate_picked(tmp_path):
-    """Two plies seen at once, the reply's kind in doubt: the question offers "c2 then d3" and
-    "c2 then Sd3"; the one picked decides which reply the tracker records after the answer."""
+PAIR_START = "x5/x5/x2,1,x2/x5/2,x3,1 2 2"
+
+
+def _pair_asked(tmp_path) -> tuple[CameraPipeline, Position, Ask]:
+    """A pipeline whose tracker saw `c2` then `Sd3` at once, d3 read a flat at 0.6: it asks
+    "c2 then d3" or "c2 then Sd3" -> (the pipeline, the board as played, the question)."""
     pipeline = idle_pipeline(tmp_path)
-    start = "x5/x5/x2,1,x2/x5/2,x3,1 2 2"
-    tracker, truth = Tracker(Position.from_tps(start)), Position.from_tps(start)
+    tracker, truth = Tracker(Position.from_tps(PAIR_START)), Position.from_tps(PAIR_START)
     feed = Feeder(tracker).feed
     feed(position_reading(truth, appearance=True), 2.0)
     feed(hand_reading(5), 0.6)
@@ -65,11 +67,18 @@ def test_a_pair_answered_records_the_reply_of_the_candidate_picked(tmp_path):
     (ask,) = feed(replace(clean, squares={**clean.squares, "d3": unsure.squares["d3"]}), 1.2)
     assert [c.then.ptn() for c in ask.candidates[:2]] == ["d3", "Sd3"]
     pipeline.tracker, pipeline._resync = tracker, False
-    recorded = Position.from_tps(start)
+    return pipeline, truth, ask
+
+
+def test_a_pair_answered_records_the_reply_of_the_candidate_picked(tmp_path):
+    """Two plies seen at once, the reply's kind in doubt: the question offers "c2 then d3" and
+    "c2 then Sd3"; the one picked decides which reply the tracker records after the answer."""
+    pipeline, truth, ask = _pair_asked(tmp_path)
+    recorded = Position.from_tps(PAIR_START)
     recorded.play(Ply.from_ptn("c2"))  # the game as the service recorded the answer
     follows = pipeline.answered(Ply.from_ptn("c2"), recorded, then=ask.candidates[1].then)
     assert [p.ptn() for p in follows] == ["Sd3"] and not pipeline._resync
-    assert tracker.position.tps() == truth.tps()
+    assert pipeline.tracker.position.tps() == truth.tps()
 
 
 def test_nothing_was_played_keeps_the_tracker_and_the_board_it_asked_about(tmp_path):
@@ -128,22 +137,14 @@ def test_a_candidate_typed_on_the_page_is_played_as_if_picked(tmp_path):
 
 
 def test_the_first_ply_of_a_pair_typed_alone_rebuilds_the_tracker_without_the_reply(tmp_path):
-    """"c2 then d3" asked, and the players type `c2`: they say the reply was not d3 (fresh bench
-    seed 3865: "b3> then c4<" asked, `b3>` typed, and `c4<` recorded after it for `b2-`). The
-    reply is not recorded, and the board is judged afresh on the game with the answer; a ply
-    no candidate names does the same."""
-    pipeline = idle_pipeline(tmp_path)
-    start = "x5/x5/x2,1,x2/x5/2,x3,1 2 2"
-    tracker, truth = Tracker(Position.from_tps(start)), Position.from_tps(start)
-    feed = Feeder(tracker).feed
-    feed(position_reading(truth, appearance=True), 2.0)
-    feed(hand_reading(5), 0.6)
-    for ptn in ("c2", "d3"):
-        truth.play(Ply.from_ptn(ptn))
-    (ask,) = feed(position_reading(truth, appearance=True), 1.2)
-    assert ask.candidates[0].ply == Ply.from_ptn("c2") and ask.candidates[0].then is not None
-    pipeline.tracker, pipeline._resync = tracker, False
-    recorded = Position.from_tps(start)
-    recorded.play(Ply.from_ptn("c2"))
-    assert pipeline.answered(Ply.from_ptn("c2"), recorded, typed=True) == []
-    assert pipeline._resync
+    """"c2 then d3" asked, and the players type `c2`: they say the reply was not the one seen
+    (fresh bench seed 3865: "b3> then c4<" asked, `b3>` typed, and `c4<` recorded after it for
+    `b2-`). The reply is not recorded, and the board is judged afresh on the game with the
+    answer; a ply no candidate names, that does not explain the board by itself, the same."""
+    for typed in ("c2", "b4"):
+        pipeline, _, _ = _pair_asked(tmp_path)
+        recorded = Position.from_tps(PAIR_START)
+        recorded.play(Ply.from_ptn(typed))
+        assert not pipeline.tracker.fits_alone(Ply.from_ptn(typed))
+        assert pipeline.answered(Ply.from_ptn(typed), recorded, typed=True) == []
+        assert pipeline._resync, typed

@@ -51,6 +51,23 @@ def tap_square(page, board_id: str, square: str) -> None:
     page.locator(f"#{board_id} g[data-square={square}]").click()
 
 
+def start_game_with(page, squares: tuple[str, ...]) -> None:
+    """A new 5x5 game on the page, nobody playing the computer, and a flat placed on the
+    virtual table on each of `squares` in turn, each seen recorded."""
+    page.click("#new-game")
+    page.select_option("#new-game-form select[name=size]", "5")
+    page.select_option("#new-game-form select[name=computer]", "")
+    page.click("#new-game-ok")
+    expect(page.locator("#state")).to_have_text("recording")
+    # The last test's game began with a1 too, and its move list shows until the page hears of
+    # the new game: tapping e5 on seeing "a1" there put down the colour of a game with no ply
+    # yet (the first ply's), and the board was illegal (it failed so in full-suite runs).
+    expect(page.locator("#moves .ply")).to_have_count(0)
+    for n, square in enumerate(squares):
+        tap_square(page, "sim-board", square)
+        expect(page.locator("#moves .ply").nth(n)).to_have_text(square, timeout=20_000)
+
+
 def open_page(browser, server):
     """The page in a fresh browser context, the token already stored -> (context, page, the
     page's uncaught errors as they come)."""
@@ -305,15 +322,7 @@ def test_a_board_the_camera_reads_wrong_is_said_right_and_the_game_goes_on(sim_s
     light wood goes unseen) leaves the board reported out of sync; the players say the board
     is right, the alarm ends, and the next ply the camera sees is recorded."""
     context, page, errors = open_page(browser, sim_server)
-    page.click("#new-game")
-    page.select_option("#new-game-form select[name=size]", "5")
-    page.select_option("#new-game-form select[name=computer]", "")
-    page.click("#new-game-ok")
-    expect(page.locator("#state")).to_have_text("recording")
-    expect(page.locator("#moves .ply")).to_have_count(0)
-    for n, square in enumerate(("a1", "e5", "c3")):
-        tap_square(page, "sim-board", square)
-        expect(page.locator("#moves .ply").nth(n)).to_have_text(square, timeout=20_000)
+    start_game_with(page, ("a1", "e5", "c3"))
     page.check("input[name=tool][value=remove]")
     tap_square(page, "sim-board", "a1")  # the camera no longer sees ply 1's flat
     problem = page.locator(".banner.illegal, .banner.desync")
@@ -336,18 +345,7 @@ def test_the_last_ply_is_corrected_from_the_move_list(sim_server, browser):
     a tap on "Sc3". The correction stands (the camera does not record c3 again), and the next
     ply the camera sees is recorded on top of it."""
     context, page, errors = open_page(browser, sim_server)
-    page.click("#new-game")
-    page.select_option("#new-game-form select[name=size]", "5")
-    page.select_option("#new-game-form select[name=computer]", "")
-    page.click("#new-game-ok")
-    expect(page.locator("#state")).to_have_text("recording")
-    # The last test's game began with a1 too, and its move list shows until the page hears of
-    # the new game: tapping e5 on seeing "a1" there put down the colour of a game with no ply
-    # yet (the first ply's), and the board was illegal (it failed so in full-suite runs).
-    expect(page.locator("#moves .ply")).to_have_count(0)
-    for n, square in enumerate(("a1", "e5", "c3")):
-        tap_square(page, "sim-board", square)
-        expect(page.locator("#moves .ply").nth(n)).to_have_text(square, timeout=20_000)
+    start_game_with(page, ("a1", "e5", "c3"))
 
     page.locator("#moves .ply.last").click()
     form = page.locator("#correct-ply")
