@@ -229,10 +229,10 @@ def replay_live(path: Path, data_dir: Path | None = None,
 
         async def play() -> None:
             await board.new_game(size=size, komi=0, players=("", ""), opening="swap")
-            camera.board = board  # what `start` does, but for the frame loop: frames come here
+            camera.attach(board)  # (no frame loop: the frames come here)
             wrong_since = None  # when the board began reporting the board wrong (illegal, desync)
             for k in range(len(given)):
-                await camera._process(FRAME, k / FPS)
+                await camera.process(FRAME, k / FPS)
                 # (when the plies were played is unknown: each question answered at once)
                 still = len(truth) if done is None else done[min(k, len(done) - 1)]
                 if board.session.ambiguity is not None and still is not None:

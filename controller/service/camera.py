@@ -284,8 +284,13 @@ class CameraPipeline:
 
     # --- control from the board ----------------------------------------------------------------
     async def start(self, board: BoardService) -> None:
-        self.board = board
+        self.attach(board)
         self._task = asyncio.create_task(self._run(), name="camera")
+
+    def attach(self, board: BoardService) -> None:
+        """Work for `board`, with no frame loop of its own: frames come through `process`
+        (a replay of stored readings, `bench/live.py`); `start` attaches and runs the loop."""
+        self.board = board
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -527,7 +532,7 @@ class CameraPipeline:
                 self._latest, self._latest_index = frame, self._latest_index + 1
             self._notify("frame", getattr(self.source, "last_version", None))
             try:
-                await self._process(frame, now, generation)
+                await self.process(frame, now, generation)
             except Exception:
                 log.exception("camera frame %d could not be processed", self.frames_read)
             # Frames on a fixed grid: a frame taken late (a slow read, a busy machine) is followed
@@ -549,9 +554,10 @@ class CameraPipeline:
             (log.warning if first else log.debug)("camera %s: %s; recording paused", state, why)
             board.bus.publish("camera", health.as_dict(self.clock.monotonic()))
 
-    async def _process(self, frame: np.ndarray, now: float, generation: int | None = None) -> None:
-        """Read `frame` and judge the reading; `generation`: `_generation` when the frame was
-        taken (a frame from before the last `resync` is read but not judged)."""
+    async def process(self, frame: np.ndarray, now: float, generation: int | None = None) -> None:
+        """Read `frame`, taken at `now` (the service's clock), and judge the reading: what the
+        frame loop does with every frame; `generation`: `_generation` when the frame was taken (a
+        frame from before the last `resync` is read but not judged)."""
         board = self.board
         session = board.session
         async with board.lock:  # the game is only read between two complete changes

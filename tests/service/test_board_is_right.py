@@ -36,7 +36,7 @@ def test_a_board_said_right_is_tracked_on_and_its_next_ply_recorded(tmp_path):
         await board.new_game(size=5, komi=0, players=("", ""), opening="swap")
         for ptn in OPENING:
             await board.play(Ply.from_ptn(ptn), source="manual")
-        camera.board = board
+        camera.attach(board)
         game = Position(5)
         for ptn in OPENING:
             game.play(Ply.from_ptn(ptn))
@@ -89,7 +89,7 @@ def test_an_alarm_judged_before_the_board_was_said_right_is_not_raised_after(tmp
         await board.new_game(size=5, komi=0, players=("", ""), opening="swap")
         for ptn in OPENING:
             await board.play(Ply.from_ptn(ptn), source="manual")
-        camera.board = board
+        camera.attach(board)
         game = board.session.position.copy(stack=True)
         tracker = Tracker(game, resume=True)
         camera.tracker, camera._resync = tracker, False

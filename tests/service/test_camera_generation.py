@@ -2,7 +2,7 @@
 the new game began; judged against the new, empty game it would be a board no ply explains. The
 camera pipeline reads it (the picture and the vision health stay live) but does not judge it.
 
-Driven frame by frame through `CameraPipeline._process` (the camera loop is not started): the
+Driven frame by frame through `CameraPipeline.process` (the camera loop is not started): the
 simulated camera over the virtual table, the real reader and tracker, the real board service and
 journal."""
 
@@ -22,7 +22,7 @@ async def _judge(camera: CameraPipeline, frame, t: float, generation: int, frame
     """`frames` frames of `frame` at 5 fps from time `t`, each as taken in `generation` -> the
     time after them."""
     for _ in range(frames):
-        await camera._process(frame, t, generation)
+        await camera.process(frame, t, generation)
         t += PERIOD
     return t
 
@@ -35,7 +35,8 @@ def test_frames_taken_before_a_new_game_are_read_but_not_judged_against_it(tmp_p
                                 clock=WallClock())
         board = BoardService(settings=settings, journal=journal)
         await board.start()
-        board.camera, camera.board = camera, board
+        board.camera = camera
+        camera.attach(board)
         camera.source = camera._open_source()
         try:
             # the camera follows the game in progress
