@@ -919,18 +919,24 @@ def test_a_wall_moved_onto_a_square_it_only_shadowed_from_above_is_asked_about_n
     assert notes[40].ply == Ply.from_ptn("c2<") and notes[40].uncertain
 
 
-def test_a_placement_beside_a_stack_whose_height_the_reader_saw_stay_is_asked_first():
+def test_a_placement_beside_a_stack_whose_height_the_reader_saw_stay_is_committed(monkeypatch):
     # fresh bench seed 3688 (4x4, tilt 31; its first 246 frames): a dark flat placed on c2
     # changed the two-high stack on d2 beside it faintly (its shadow and edge), d2 read two
     # high before and after at 1.00. `d2<` (the top of d2 moved onto c2, out of sight: d2's
     # second piece is of the top's colour) explained that faint change and was asked first,
     # 1.3 ahead, and guessed. A square a rival alters only in height counts its faint change
     # against a candidate only where the reader did not see its height stay surely (as next to
-    # a stack built tall): `c2` is asked first. (It kept seed 3669 too, and changed no other of
-    # 263 stored games.)
+    # a stack built tall): `c2` came first. Since session 50 such a spread is no rival at all
+    # (`Tracker._source_stood`): `c2` is committed, and so is ply 15's `c4` beside b4, where
+    # `b4>` was asked.
     notes = replayed_exactly("seed3688-start.npz")  # all 20
-    assert notes[19].ply == Ply.from_ptn("c2") and notes[19].uncertain
-    assert notes[19].alternatives == (Ply.from_ptn("d2<"),)
+    assert notes[19].ply == Ply.from_ptn("c2") and not [n for n in notes if n.uncertain]
+    # the mechanism, not chance: with every such spread a rival, both are asked again, the
+    # placement first
+    monkeypatch.setattr(tracking_rules, "SOURCE_STOOD", -1.0)
+    notes = replayed_exactly("seed3688-start.npz")
+    assert notes[19].uncertain and notes[19].alternatives == (Ply.from_ptn("d2<"),)
+    assert notes[14].ply == Ply.from_ptn("c4") and notes[14].alternatives == (Ply.from_ptn("b4>"),)
 
 
 def test_a_wall_moved_onto_its_twin_whose_shadow_alone_showed_it_keeps_the_game_in_sync():
@@ -1379,3 +1385,4 @@ def test_a_spread_held_back_is_asked_about_when_the_next_ply_shows_its_pieces_we
                         lambda self, held, stable: self._commit_held(held) + self._evaluate(stable))
     recorder, truth = replay("seed6035-start.npz")
     assert recorder.notes[37].ply == Ply.from_ptn("d2<")
+
