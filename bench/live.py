@@ -33,7 +33,6 @@ import dataclasses
 import json
 import logging
 import multiprocessing
-import random
 import re
 import sys
 import tempfile
@@ -48,6 +47,7 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
+from bench.record import game_plan  # noqa: E402
 from bench.replay import readings_files  # noqa: E402
 from controller.service.board import BoardService  # noqa: E402
 from controller.service.camera import CameraPipeline  # noqa: E402
@@ -56,7 +56,6 @@ from controller.service.errors import ServiceError  # noqa: E402
 from controller.service.events import Event  # noqa: E402
 from controller.store import Journal  # noqa: E402
 from controller.tak import Ply  # noqa: E402
-from controller.tracking.script import random_game, timeline  # noqa: E402
 from vision.readings_file import StoredReader, load_readings  # noqa: E402
 
 FPS = 5.0
@@ -83,10 +82,10 @@ class LiveResult:
     unsure: int = 0
     marked_later: int = 0
     questions: int = 0
-    typed: int = 0
+    typed: int = 0  # answers typed: no candidate was the ply played
     typed_in: int = 0  # plies typed on the page to put a board reported wrong right
-    said_right: int = 0  # "The board is right" pressed: the camera misread a board that was
-    declined: int = 0
+    said_right: int = 0  # "The board is right" pressed: the board was right, read wrong
+    declined: int = 0  # answered "none: nothing was played"
     illegal_reports: int = 0
     desyncs: int = 0
     timed: bool = False  # when each ply was played is known (the benchmark's own games)
@@ -131,22 +130,18 @@ def as_played(path: Path, plies: list[Ply], frames: int) -> Played | None:
     found = re.match(r"seed(\d+)", path.name)
     if found is None:
         return None
-    rng = random.Random(int(found.group(1)))
-    size, length = rng.choice((4, 5, 6, 7)), rng.randint(20, 60)
-    rng.uniform(0.0, 40.0)  # the tilt (bench/record.py `play_game` draws in this order)
-    game = random_game(size, length, rng)
+    _, _, game, shots = game_plan(int(found.group(1)), FPS)
     if game[: len(plies)] != plies:
         return None
-    done = [shot.done if shot.still else None for shot in timeline(size, game, rng, fps=FPS)]
+    done = [shot.done if shot.still else None for shot in shots]
     return Played(game, done[:frames]) if len(done) >= frames else None
 
 
-async def _answer(board: BoardService, truth: list[Ply], done: int, result: LiveResult) -> None:
-    """Answer the board's question as the players would; `done`: the plies complete on the
+async def _answer(board: BoardService, truth: list[Ply], played: int, result: LiveResult) -> None:
+    """Answer the board's question as the players would; `played`: the plies complete on the
     board now."""
     amb = board.session.ambiguity
     recorded = board.session.position.ply_count
-    played = done
     if recorded >= played:
         result.declined += 1
         await board.decline_question(amb.id)

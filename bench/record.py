@@ -103,15 +103,23 @@ class KeepingReader:
         return reading
 
 
-def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int, int] | None,
-              write_frames: Path | None = None, quick: float = 0.0,
-              save_readings: Path | None = None) -> GameResult:  # fmt: skip
+def game_plan(seed: int, fps: float, quick: float = 0.0
+              ) -> tuple[int, float, list[Ply], list[Shot]]:  # fmt: skip
+    """Game `seed` as the benchmark plays it, drawn from the seed: the board's size, the camera's
+    tilt, the plies, and every frame's shot (`bench/live.py` replays it to know when each ply
+    was played)."""
     rng = random.Random(seed)
     size = rng.choice((4, 5, 6, 7))
     length = rng.randint(20, 60)
     tilt = rng.uniform(0.0, 40.0)
     truth = random_game(size, length, rng)
-    shots = list(timeline(size, truth, rng, fps=fps, quick_rate=quick))
+    return size, tilt, truth, list(timeline(size, truth, rng, fps=fps, quick_rate=quick))
+
+
+def play_game(seed: int, *, reader_kind: str, fps: float, resolution: tuple[int, int] | None,
+              write_frames: Path | None = None, quick: float = 0.0,
+              save_readings: Path | None = None) -> GameResult:  # fmt: skip
+    size, tilt, truth, shots = game_plan(seed, fps, quick)
 
     if reader_kind == "real":
         from vision.reader import BoardReader

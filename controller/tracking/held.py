@@ -181,7 +181,7 @@ class HeldSpread:
                 pairs.append((found[1].cost, spread, found[1].ply))
         pairs.sort(key=lambda pair: pair[0])
         mine = next((cost for cost, spread, _ in pairs if spread == held.ply), None)
-        if not pairs or mine is None or pairs[0][0] > mine - self.config.commit_margin:
+        if mine is None or pairs[0][0] > mine - self.config.commit_margin:
             return self._commit_held(held) + self._evaluate(stable)
         self._quiet = None
         candidates = tuple(Candidate(spread, cost, then=after) for cost, spread, after in pairs)
