@@ -407,8 +407,39 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             self._lifted_waits = False
             stable = self._last_stable
             stood = max(self.unmatched_since, stable.since) + self.config.lifted_grace_s + 1e-6
-            return self._evaluate(replace(stable, at=max(stable.at, stood)))  # (1e-6: past it)
+            decisions = self._evaluate(replace(stable, at=max(stable.at, stood)))  # (1e-6: past)
+            if any(isinstance(d, Illegal) for d in decisions) and (
+                    landed := self._landed_unseen()) is not None:  # fmt: skip
+                # nothing more will show where they landed: the likeliest spreads are asked
+                # about rather than the ply lost (a recorder guesses the first, marked)
+                self.state, self.unmatched_since = "tracking", None
+                return self._ask(landed, (dict(stable.evidence), stable.appearance))
+            return decisions
         return []
+
+    def _landed_unseen(self) -> Ask | None:
+        """At the end of the frames, on a board judged illegal while lifted pieces were waited
+        for: the spreads off the lifted stack that scored best, within the commit margin of the
+        first, when a spread off it is the best explanation of all and a square it drops on
+        changed, if only faintly; None otherwise (the pieces may still be in a hand). Fresh bench
+        seed 6138 (6x6, tilt 37): its last ply, `f4<`, dropped a flat on e4 that the reader read
+        only faintly; `f4<` scored best (0.08, `f4+` 0.21) but fitted the changes too loosely to
+        commit, and the board was reported illegal with the ply missing from the PTN."""
+        ranked = self.last.ranked if self.last is not None else []
+        if not ranked or ranked[0].ply is None or ranked[0].back or ranked[0].ply.is_placement:
+            return None
+        best = ranked[0]
+        square = best.ply.square
+        if not any(p_changed(self.changes.get(sq, 0.0)) > 0.0 or self._faint.get(sq, 0.0) > 0.0
+                   for sq in best.ply.squares(self.position.size)[1:]):  # fmt: skip
+            return None  # (no trace where it drops them: they may still be in a hand)
+        spreads = [h for h in ranked[: self.config.max_considered]
+                   if h.ply is not None and not h.back and not h.ply.is_placement
+                   and h.ply.square == square
+                   and h.cost - best.cost < self.config.commit_margin]  # fmt: skip
+        reason = (f"the recording ended with pieces lifted off {square} and not seen to land: "
+                  "the likeliest spreads")  # fmt: skip
+        return Ask(tuple(Candidate(h.ply, h.cost) for h in spreads), reason)
 
     @property
     def hand_left_no_trace(self) -> bool:
