@@ -189,10 +189,13 @@ async def _say_right(board: BoardService, truth: list[Ply], done: int) -> bool:
 
 
 def replay_live(path: Path, data_dir: Path | None = None,
-                listen: Callable[[Event], None] | None = None) -> LiveResult:  # fmt: skip
+                listen: Callable[[Event], None] | None = None,
+                answer_after: float = 0.0) -> LiveResult:  # fmt: skip
     """Game `path`'s readings through a camera pipeline and a board service, every question
     answered; its journal in `data_dir` (a temporary folder when None); `listen`: called with
-    every event the board publishes, as the page hears them."""
+    every event the board publishes, as the page hears them; `answer_after`: the players
+    answer a question only once it has been on the page this long (seconds of the game's
+    clock; the game goes on meanwhile, as the frames were recorded)."""
     size, readings, names = load_readings(path)
     stored = [Ply.from_ptn(p) for p in names]
     if not stored:
@@ -205,7 +208,9 @@ def replay_live(path: Path, data_dir: Path | None = None,
     # timeline is unknown, stops there)
     last = readings[-1]
     stays = done is not None and done[-1] is not None and last.board_found and not last.occluded
-    after = [dataclasses.replace(last, moving=False, reason="")] * round(AFTER_S * FPS * stays)
+    # (players who answer late answer the last question too before they put the board away)
+    after = [dataclasses.replace(last, moving=False, reason="")] * round(
+        (AFTER_S + answer_after) * FPS * stays)
     given = [*readings, *after]
     expected = len(stored) if played is None else played.settled(len(given))
     result = LiveResult(size, expected, timed=played is not None)
@@ -226,11 +231,16 @@ def replay_live(path: Path, data_dir: Path | None = None,
             await board.new_game(size=size, komi=0, players=("", ""), opening="swap")
             camera.attach(board)  # (no frame loop: the frames come here)
             wrong_since = None  # when the board began reporting the board wrong (illegal, desync)
+            asked: tuple[int, int] | None = None  # (the question's id, the frame it came on)
             for k in range(len(given)):
                 await camera.process(FRAME, k / FPS)
                 # (when the plies were played is unknown: each question answered at once)
                 still = len(truth) if done is None else done[min(k, len(done) - 1)]
-                if board.session.ambiguity is not None and still is not None:
+                question = board.session.ambiguity
+                if question is not None and (asked is None or asked[0] != question.id):
+                    asked = (question.id, k)
+                if (question is not None and still is not None
+                        and k - asked[1] >= answer_after * FPS):  # fmt: skip
                     await _answer(board, truth, still, result)
                 if not board.problem:
                     wrong_since = None
@@ -272,9 +282,10 @@ def replay_live(path: Path, data_dir: Path | None = None,
     return result
 
 
-def _replay(path: Path) -> tuple[str, LiveResult]:
+def _replay(job: tuple[Path, float]) -> tuple[str, LiveResult]:
     logging.disable(logging.WARNING)  # the board's own log of each report: the figures count them
-    return str(path), replay_live(path)
+    path, answer_after = job
+    return str(path), replay_live(path, answer_after=answer_after)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures and per-game results here")
     parser.add_argument("--all", action="store_true",
                         help="a line for every game, not only the imperfect ones")  # fmt: skip
+    parser.add_argument("--answer-after", type=float, default=0.0, metavar="S",
+                        help="players answer a question once it has been asked S seconds "
+                             "(0: as soon as the board is still)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     files = readings_files(args.paths)
@@ -292,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, LiveResult] = {}
     try:
         with multiprocessing.get_context("spawn").Pool(max(1, args.jobs)) as pool:
-            for name, r in pool.imap(_replay, files):
+            for name, r in pool.imap(_replay, [(f, args.answer_after) for f in files]):
                 results[name] = r
                 if not args.quiet:
                     n = len(results)
@@ -330,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         "illegal_reports": sum(r.illegal_reports for r in total),
         "desyncs": sum(r.desyncs for r in total),
         "games_timed": sum(r.timed for r in total),
+        "answer_after_s": args.answer_after,
         "wall_s": round(time.perf_counter() - started, 1),
     }
     s = summary
