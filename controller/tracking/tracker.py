@@ -290,6 +290,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._darkened: dict[str, float] = {}  # `change.darkened` per square, the same
         # while a question waits: the board (evidence, signatures) from before the ply asked about
         self._before_ask: tuple | None = None
+        # still boards seen while the pending question waited, each changed from the one before
+        # (the players played on): judged in turn, oldest first, once it is answered
+        self._boards_waiting: list[StableReading] = []
         # ... and the hypotheses that board was weighed with (`fits_alone`)
         self._asked_ranked: list[Hypothesis] = []
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
@@ -333,6 +336,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         stable = self.gate.feed(reading, t)
         if stable is not None:
             self._last_stable = stable
+        if self._boards_waiting and self.state != "asking":
+            # the question is answered: the boards seen while it waited, one a frame, in order;
+            # then the board as it stands (the last of them, unless it changed again)
+            waiting = self._boards_waiting.pop(0)
+            self._reevaluate = self._reevaluate or not self._boards_waiting
+            return self._evaluate(waiting)
         if stable is None:
             if self._undecided is not None and self._undecided_lifted:
                 # pieces lifted with nowhere seen to land, and the board moves: they may be
@@ -660,12 +669,45 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         return {sq for sq, ev in evidence.items() if sq not in then or differs(ev, then[sq])}
 
     def _evaluate(self, stable: StableReading) -> list[Decision]:
+        """Judge a still board. A question still waiting (live: nobody has answered yet) that
+        this board does away with, by a ply committed or another question, is withdrawn first,
+        so that the board's record never holds a question about a ply before the ones after it."""
+        asked = self.pending
+        decisions = self._judge_board(stable)
+        if asked is not None and self.pending is not asked and not any(
+                isinstance(d, Withdrawn) for d in decisions):  # fmt: skip
+            again = self.pending is not None and self.pending.candidates == asked.candidates
+            if not again:
+                decisions = [Withdrawn(), *decisions]
+        return decisions
+
+    def _judge_board(self, stable: StableReading) -> list[Decision]:
         evidence = stable.evidence
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
         if self.pending is not None and self._back_before_ask(stable):
             return self._withdraw(stable)
+        if self.state == "asking" and self._before_ask is not None and not self._as_asked(stable):
+            # The board changed while the question waited (live: nobody has answered yet).
+            if not self._boards_waiting and self._one_ply_since_before_ask(stable):
+                # The ply asked about was not finished (pieces still in a hand): one ply
+                # explains this board from the one before the question, which is judged from
+                # there as if never asked. (Fresh bench seed 6016: `2d5<` asked about mid-spread
+                # as "2d5- or 2d5>", the pieces then dropped on c5; judged against the asked
+                # board, `d5<` was committed without a mark, and the answer played after it.)
+                self._accepted, self._looks = self._before_ask
+                self.pending = self._before_ask = None
+                self.state = "tracking"
+                return [Withdrawn(), *self._judge_board(stable)]
+            # The players played on: nothing is recorded past a ply nobody has named. Each still
+            # board is kept, and once the question is answered they are judged in turn, as if
+            # it had been answered at once (`step`). (Judged as it then stands, a board two plies
+            # on fitted one spread by chance: fresh seed 6030, "d1< then d1+" taken for `2d1<`.)
+            last = self._boards_waiting[-1] if self._boards_waiting else None
+            if last is None or not self._looks_as(stable, last.evidence, last.appearance):
+                self._boards_waiting.append(stable)
+            return []
         cfg = self.config
         changed = self._changed(evidence)
         by_change = self._looks is not None and stable.appearance is not None
@@ -1380,9 +1422,63 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             ChangeJudge(self.position, stable.evidence, p, None, before_evidence).nothing()
         )
 
+    def _one_ply_since_before_ask(self, stable: StableReading) -> bool:
+        """The pending question is about spreads alone, one ply at a time: does one spread off
+        the square they start on explain this board from the board before the question, clearly
+        (the commit margin ahead of every other hypothesis), by what changed? Then the spread
+        asked about was unfinished, its pieces still in a hand. (Not for placements or pairs:
+        a pair's board judged from before it fitted one spread by chance, fresh seed 3780, a
+        question answered 3 s late.)"""
+        before_evidence, before_looks = self._before_ask  # type: ignore[misc]
+        asked = self.pending.candidates  # type: ignore[union-attr]
+        if (before_looks is None or stable.appearance is None
+                or any(c.then is not None or c.ply.is_placement for c in asked)):  # fmt: skip
+            return False  # (only a spread asked about alone may have been unfinished)
+        p = self._changed_since(stable, before_evidence, before_looks)
+        ranked = ChangeJudge(self.position, stable.evidence, p, None,
+                             before_evidence).ranked(self.config.takeback_depth)  # fmt: skip
+        best = next((j for j in ranked[: self.config.max_considered]
+                     if self._fits_by_change(j)), None)  # fmt: skip
+        if (best is None or best.ply is None or best.back or best.ply.is_placement
+                or best.ply.square not in {c.ply.square for c in asked}):  # fmt: skip
+            return False  # (the spread asked about, finished, starts where it did)
+        runner_up = min((j.cost for j in ranked if j is not best), default=math.inf)
+        return runner_up - best.cost >= self.config.commit_margin
+
+    def _as_asked(self, stable: StableReading) -> bool:
+        """Does the board look as it did when the pending question was asked (nothing changed
+        since, judged by change)? True when there is no telling (no signatures)."""
+        return self._looks_as(stable, self._accepted, self._looks)
+
+    def _looks_as(self, stable: StableReading, evidence, looks) -> bool:
+        """Does `stable` look as the board read as `evidence` with signatures `looks` did, nothing
+        changed between them (judged by change)? True when there is no telling."""
+        if looks is None or stable.appearance is None:
+            return True
+        p = self._changed_since(stable, evidence, looks)
+        return self._fits_by_change(
+            ChangeJudge(self.position, stable.evidence, p, None, evidence).nothing()
+        )
+
+    @staticmethod
+    def _changed_since(stable: StableReading, evidence, looks) -> dict[str, float]:
+        """How surely each square changed between the board read as `evidence` with signatures
+        `looks` and `stable`. A square where the reader surely saw a piece come or go counts as
+        changed when its look changed above the board's noise at all, as in judging a ply (a
+        light flat placed on light wood changes its square's colours little: fresh bench seed
+        6058's `a7`, placed while a question waited, was taken for no change at all)."""
+        changed = changes(stable.appearance, looks)
+        p = {sq: p_changed(c) for sq, c in changed.items()}
+        floor = board_noise(changed)
+        for sq in flipped_squares(stable.evidence, evidence or {}):
+            if changed.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
+                p[sq] = 1.0
+        return p
+
     def _withdraw(self, stable: StableReading) -> list[Decision]:
         """The ply asked about was taken back before the answer: forget the question."""
         self.pending = self._before_ask = None
+        self._boards_waiting = []  # (taken back with it)
         self.state = "tracking"
         self._accepted, self._looks = dict(stable.evidence), stable.appearance
         self.last = Evaluation(stable.at, stable.since, stable.evidence, [])

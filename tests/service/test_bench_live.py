@@ -77,3 +77,20 @@ def test_boards_the_camera_asked_wrongly_about_are_set_right_by_the_players_not_
     # from the reader's own answers, the board read wrong on d1 and d2 stalled the game)
     alone = replay_live(GAMES / "seed6106-start.npz")
     assert alone.typed == 1 and alone.perfect and alone.illegal_reports == 0
+
+
+@pytest.mark.slow
+def test_players_who_answer_late_and_play_on_meanwhile_get_every_ply_right(tmp_path):
+    # fresh bench seed 729's first frames (16 plies), every question answered 3 s after it is
+    # asked, the game going on meanwhile as it was recorded: the board judged against the
+    # board asked about, without the ply asked about, recorded 5 plies wrong without a mark
+    # (and the answer after them). Now the boards seen while the question waited are judged in
+    # turn once it is answered.
+    late = replay_live(GAMES / "seed729-start.npz", answer_after=3.0)
+    assert late.questions >= 1 and late.silent_errors == 0
+    assert late.perfect and late.exact == late.plies == 16
+    # the command line's flag is that delay, and the figures say so
+    out = run(str(GAMES / "seed729-start.npz"), "--answer-after", "3", "--quiet", "--json",
+              str(tmp_path / "late.json"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "late.json").read_text())["summary"]["answer_after_s"] == 3.0

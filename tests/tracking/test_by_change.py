@@ -1529,3 +1529,75 @@ def test_a_piece_surely_gone_from_behind_a_capstone_is_not_excused_as_hidden():
     log = _capstone_moved_in_front_of_a_wall(0.97)
     assert isinstance(log[0], Ask) and log[0].candidates[0].ply == Ply.from_ptn("c2+")
     assert "nearly shows" in log[0].reason
+
+
+def _live_play(camera: Camera, truth: Position, ptn: str) -> list:
+    """`ptn` made under a hand, then the board still, with nobody answering a question (live)."""
+    truth.play(Ply.from_ptn(ptn))
+    camera.feed(hand_reading(camera.size), 0.6, answer=False)
+    return camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+
+
+def _c2_asked_and_waiting() -> tuple[Position, Camera, Ask]:
+    """Black places a flat on c2 that the reader takes for a wall, 80 % sure: asked, live, and
+    nobody has answered yet."""
+    truth, camera = _seen("x5/x5/x2,2S,2,x/x5/1,x4 2 3")
+    camera.misread = {"c2": ((BLACK, WALL),)}
+    truth.play(Ply.from_ptn("c2"))
+    camera.feed(hand_reading(5), 0.6, answer=False)
+    reading = camera.reading(truth.stacks())
+    squares = dict(reading.squares)
+    squares["c2"] = replace(squares["c2"], kind_confidence=0.8, confidence=0.8)
+    (ask,) = camera.feed(replace(reading, squares=squares), 1.2, answer=False)
+    assert isinstance(ask, Ask) and {"c2", "Sc2"} <= {c.ply.ptn() for c in ask.candidates}
+    return truth, camera, ask
+
+
+def test_plies_played_on_while_a_question_waits_are_recorded_in_order_once_it_is_answered():
+    # live, the players do not stop for the question: white places e5, black d1. Nothing is
+    # recorded past a ply nobody has named (judged against the board asked about, without the
+    # ply asked about, `e5` and `d1` fit nothing or the wrong ply: fresh bench seeds 6030 and
+    # 6047, a question answered 3 s late, plies recorded wrong without a mark); once answered,
+    # the boards seen meanwhile are judged in turn, as if it had been answered at once
+    truth, camera, ask = _c2_asked_and_waiting()
+    assert _live_play(camera, truth, "e5") == []
+    assert _live_play(camera, truth, "d1") == []
+    assert camera.tracker.pending is ask and committed(camera.log) == []
+    camera.log += camera.tracker.accept(Ply.from_ptn("c2"))
+    camera.feed(camera.reading(truth.stacks()), 1.2, answer=False)
+    assert committed(camera.log) == ["c2", "e5", "d1"]
+    assert camera.tracker.position.tps() == truth.tps()
+    assert _live_play(camera, truth, "b1") and committed(camera.log)[-1] == "b1"  # and on
+
+
+def test_a_question_the_board_went_back_from_takes_the_boards_seen_meanwhile_with_it():
+    # the players played on, then took it all back, the question's ply too: the question goes,
+    # and the boards seen while it waited are not judged later
+    truth, camera, _ = _c2_asked_and_waiting()
+    before = Position.from_tps("x5/x5/x2,2S,2,x/x5/1,x4 2 3")
+    _live_play(camera, truth, "e5")
+    camera.feed(hand_reading(5), 0.6, answer=False)
+    decisions = camera.feed(camera.reading(before.stacks()), 1.2, answer=False)
+    assert [type(d) for d in decisions] == [Withdrawn]
+    assert committed(camera.log) == [] and camera.tracker.position.tps() == before.tps()
+    camera.feed(camera.reading(before.stacks()), 1.2, answer=False)
+    assert committed(camera.log) == []
+
+
+def test_a_question_asked_mid_spread_goes_when_the_pieces_come_down_before_an_answer():
+    # live: c5's two lifted and held out of view, asked about as they stand (the spreads that
+    # fit a board with c5 emptied); then dropped on d5 before anyone answered. One ply off c5
+    # explains the new board from the one before the question: the question goes, and that
+    # ply is judged as usual (fresh bench seed 6016: `2d5<` asked as "2d5- or 2d5>"; judged
+    # against the board asked about, `d5<` was committed without a mark)
+    truth, camera = _seen("x,2,22,x2/x5/x5/x5/1,x4 2 10")
+    lifted = dict(truth.stacks())
+    del lifted["c5"]
+    camera.feed(hand_reading(5), 0.6, answer=False)
+    camera.feed(camera.reading(lifted), 3.0, answer=False)
+    (ask,) = [d for d in camera.log if isinstance(d, Ask)]
+    assert "2c5>" not in {c.ply.ptn() for c in ask.candidates}
+    decisions = _live_play(camera, truth, "2c5>")
+    assert isinstance(decisions[0], Withdrawn)
+    assert committed(camera.log) == ["2c5>"]
+    assert camera.tracker.position.tps() == truth.tps()
