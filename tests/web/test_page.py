@@ -150,6 +150,7 @@ def test_a_game_played_on_the_virtual_board_shows_up_on_the_page(sim_server, bro
     expect(page.locator("#moves .ply")).to_have_count(2)  # asked, not recorded
     expect(banner).to_contain_text("did not match the game just before")  # and why
     expect(banner.get_by_role("button", name="none: nothing was played")).to_be_visible()
+    expect(banner).to_contain_text("plies made meanwhile are recorded once it is")
     banner.get_by_role("button", name="c2", exact=True).click()
     expect(page.locator("#moves .ply").nth(2)).to_have_text("c2", timeout=10_000)
     expect(banner).to_have_count(0)

@@ -278,6 +278,10 @@ function renderBanners() {
     div.appendChild(button("another…", () => $("#manual-ply-text").focus()));
     div.appendChild(button("none: nothing was played", () =>
       act("DELETE", `/api/game/ambiguity?ambiguity_id=${g.ambiguity.id}`), "decline"));
+    // the camera records nothing past an unnamed ply, but keeps what it sees (Tracker._boards_waiting)
+    const on = document.createElement("span"); on.className = "reason";
+    on.textContent = " Best answered before the next ply; plies made meanwhile are recorded once it is.";
+    div.appendChild(on);
   }
   if (g.problem && g.problem.kind) {
     const kind = g.problem.kind;
