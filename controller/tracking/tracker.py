@@ -293,6 +293,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         # still boards seen while the pending question waited, each changed from the one before
         # (the players played on): judged in turn, oldest first, once it is answered
         self._boards_waiting: list[StableReading] = []
+        self._asked_board: StableReading | None = None  # the board the pending question was on
+        self._asked_again = False  # ... to be judged again once it is answered
         # ... and the hypotheses that board was weighed with (`fits_alone`)
         self._asked_ranked: list[Hypothesis] = []
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
@@ -674,6 +676,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         so that the board's record never holds a question about a ply before the ones after it."""
         asked = self.pending
         decisions = self._judge_board(stable)
+        if self.pending is not None and self.pending is not asked:
+            self._asked_board = stable  # (what it was asked on, whatever the reference)
+            # (and whether the answer is to be followed by judging that board again: `step`
+            # forgets its `_reevaluate` when the next board comes while the question waits)
+            self._asked_again = self._reevaluate
         if asked is not None and self.pending is not asked and not any(
                 isinstance(d, Withdrawn) for d in decisions):  # fmt: skip
             again = self.pending is not None and self.pending.candidates == asked.candidates
@@ -688,9 +695,10 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             return self._resume(stable)
         if self.pending is not None and self._back_before_ask(stable):
             return self._withdraw(stable)
-        if self.state == "asking" and self._before_ask is not None and not self._as_asked(stable):
+        if self.state == "asking" and not self._as_asked(stable):
             # The board changed while the question waited (live: nobody has answered yet).
-            if not self._boards_waiting and self._one_ply_since_before_ask(stable):
+            if (self._before_ask is not None and not self._boards_waiting
+                    and self._one_ply_since_before_ask(stable)):  # fmt: skip
                 # The ply asked about was not finished (pieces still in a hand): one ply
                 # explains this board from the one before the question, which is judged from
                 # there as if never asked. (Fresh bench seed 6016: `2d5<` asked about mid-spread
@@ -704,6 +712,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # board is kept, and once the question is answered they are judged in turn, as if
             # it had been answered at once (`step`). (Judged as it then stands, a board two plies
             # on fitted one spread by chance: fresh seed 6030, "d1< then d1+" taken for `2d1<`.)
+            if (not self._boards_waiting and self._before_ask is None and self._asked_again
+                    and self._asked_board is not None):  # fmt: skip
+                # (a question about a ply before the board asked on, judged from the board
+                # before it: that board is judged again first, once answered, as it would be)
+                self._boards_waiting.append(self._asked_board)
             last = self._boards_waiting[-1] if self._boards_waiting else None
             if last is None or not self._looks_as(stable, last.evidence, last.appearance):
                 self._boards_waiting.append(stable)
@@ -1447,8 +1460,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
 
     def _as_asked(self, stable: StableReading) -> bool:
         """Does the board look as it did when the pending question was asked (nothing changed
-        since, judged by change)? True when there is no telling (no signatures)."""
-        return self._looks_as(stable, self._accepted, self._looks)
+        since, judged by change)? True when there is no telling (no signatures, or no board
+        kept for it)."""
+        if self._before_ask is not None:  # (the board asked on is the one compared with)
+            return self._looks_as(stable, self._accepted, self._looks)
+        asked = self._asked_board
+        return asked is None or self._looks_as(stable, asked.evidence, asked.appearance)
 
     def _looks_as(self, stable: StableReading, evidence, looks) -> bool:
         """Does `stable` look as the board read as `evidence` with signatures `looks` did, nothing

@@ -1601,3 +1601,29 @@ def test_a_question_asked_mid_spread_goes_when_the_pieces_come_down_before_an_an
     assert isinstance(decisions[0], Withdrawn)
     assert committed(camera.log) == ["2c5>"]
     assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_missed_ply_asked_about_live_then_played_on_is_recorded_with_the_plies_after_it():
+    # the same missed `a1>`, asked about live, and nobody answers: white places c3 too. The
+    # question is about a ply before the board it was asked on, judged from the board before
+    # that; once answered, the board it was asked on is judged again first, then the one after
+    # (judged as the board then stood, three plies past the last match, it fitted nothing)
+    truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
+    camera.misread = {"a1": ((WHITE, FLAT),) * 2, "b1": ((WHITE, FLAT),)}
+    unchanged = {sq: camera.reading(truth.stacks()).appearance[sq] for sq in ("a1", "b1")}
+
+    def play_unseen_on_a1_b1(ptn: str) -> list:
+        truth.play(Ply.from_ptn(ptn))
+        camera.feed(hand_reading(5), 0.6, answer=False)
+        reading = camera.reading(truth.stacks())
+        return camera.feed(replace(reading, appearance={**reading.appearance, **unchanged}), 1.2,
+                           answer=False)  # fmt: skip
+
+    play_unseen_on_a1_b1("a1>")
+    (ask,) = [d for d in play_unseen_on_a1_b1("d4") if isinstance(d, Ask)]
+    assert [c.ply.ptn() for c in ask.candidates] == ["a1>"] and "not seen" in ask.reason
+    assert play_unseen_on_a1_b1("c3") == [] and committed(camera.log) == []
+    camera.log += camera.tracker.accept(Ply.from_ptn("a1>"))
+    camera.feed(camera.last_reading, 1.2, answer=False)
+    assert committed(camera.log) == ["a1>", "d4", "c3"]
+    assert camera.tracker.position.tps() == truth.tps()
