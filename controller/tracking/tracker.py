@@ -295,6 +295,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._boards_waiting: list[StableReading] = []
         self._asked_board: StableReading | None = None  # the board the pending question was on
         self._asked_again = False  # ... to be judged again once it is answered
+        self._judging_waiting = False  # judging one of `_boards_waiting` now
         # ... and the hypotheses that board was weighed with (`fits_alone`)
         self._asked_ranked: list[Hypothesis] = []
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
@@ -343,7 +344,15 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # then the board as it stands (the last of them, unless it changed again)
             waiting = self._boards_waiting.pop(0)
             self._reevaluate = self._reevaluate or not self._boards_waiting
-            return self._evaluate(waiting)
+            # (the players played on, forward: a board of theirs that looks like one of a few
+            # plies back is taken for the next ply, not a takeback, which the board as it stands
+            # shows when judged after them; fresh seed 6187, answered 6 s late: the board after
+            # `c1` was taken for `2d1>` and `c1+` taken back, three plies then recorded wrong)
+            self._judging_waiting = True
+            try:
+                return self._evaluate(waiting)
+            finally:
+                self._judging_waiting = False
         if stable is None:
             if self._undecided is not None and self._undecided_lifted:
                 # pieces lifted with nowhere seen to land, and the board moves: they may be
@@ -754,7 +763,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             ranked = [
                 Hypothesis(j.cost, j.ply, j.back, j.structure, j.contradiction,
                            j.colour_contradiction, j.height_against, j.altered)
-                for j in judge.ranked(cfg.takeback_depth)
+                for j in judge.ranked(0 if self._judging_waiting else cfg.takeback_depth)
             ]
         else:
             self.changes, self._faint, self._still = {}, {}, set()
