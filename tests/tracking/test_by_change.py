@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -702,19 +703,29 @@ def test_a_flat_surely_read_in_the_other_colour_still_rules_the_ply_out():
     assert [type(d) for d in decisions] == [Illegal]
 
 
-def test_a_ply_that_changed_no_look_is_asked_about_when_the_next_one_shows_it_was_missed():
-    # a1 holds two white flats, b1 one: a1> moves a white flat onto a white flat, and seen from
-    # straight above neither square looks different, nor does the reader's height change
+def _a1_and_b1_unseen(*, answer: bool = True) -> tuple[Position, Camera, Callable]:
+    """a1 holds two white flats, b1 one, white to move; a1 and b1 look the same whatever is
+    played on them, and the reader reads them as they were: -> the game, the camera, and a
+    `play(ptn)` making a ply under a hand and showing the board after (`answer`: the camera's
+    questions answered at once with their first candidate, as the recorder does)."""
     truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
     camera.misread = {"a1": ((WHITE, FLAT),) * 2, "b1": ((WHITE, FLAT),)}
     unchanged = {sq: camera.reading(truth.stacks()).appearance[sq] for sq in ("a1", "b1")}
 
-    def play_unseen_on_a1_b1(ptn: str) -> list:
+    def play(ptn: str) -> list:
         truth.play(Ply.from_ptn(ptn))
-        camera.feed(hand_reading(5), 0.6)
+        camera.feed(hand_reading(5), 0.6, answer=answer)
         reading = camera.reading(truth.stacks())
-        return camera.feed(replace(reading, appearance={**reading.appearance, **unchanged}), 1.2)
+        return camera.feed(replace(reading, appearance={**reading.appearance, **unchanged}), 1.2,
+                           answer=answer)  # fmt: skip
 
+    return truth, camera, play
+
+
+def test_a_ply_that_changed_no_look_is_asked_about_when_the_next_one_shows_it_was_missed():
+    # a1> moves a white flat onto a white flat, and seen from straight above neither square
+    # looks different, nor does the reader's height change
+    truth, camera, play_unseen_on_a1_b1 = _a1_and_b1_unseen()
     play_unseen_on_a1_b1("a1>")
     assert committed(camera.log) == []  # nothing seen: nothing recorded yet
     # black places on d4: not white's ply, so a white ply was missed; a1> is the only white ply
@@ -1608,17 +1619,7 @@ def test_a_missed_ply_asked_about_live_then_played_on_is_recorded_with_the_plies
     # question is about a ply before the board it was asked on, judged from the board before
     # that; once answered, the board it was asked on is judged again first, then the one after
     # (judged as the board then stood, three plies past the last match, it fitted nothing)
-    truth, camera = _seen("x5/x5/x5/x5/11,1,x3 1 3")
-    camera.misread = {"a1": ((WHITE, FLAT),) * 2, "b1": ((WHITE, FLAT),)}
-    unchanged = {sq: camera.reading(truth.stacks()).appearance[sq] for sq in ("a1", "b1")}
-
-    def play_unseen_on_a1_b1(ptn: str) -> list:
-        truth.play(Ply.from_ptn(ptn))
-        camera.feed(hand_reading(5), 0.6, answer=False)
-        reading = camera.reading(truth.stacks())
-        return camera.feed(replace(reading, appearance={**reading.appearance, **unchanged}), 1.2,
-                           answer=False)  # fmt: skip
-
+    truth, camera, play_unseen_on_a1_b1 = _a1_and_b1_unseen(answer=False)
     play_unseen_on_a1_b1("a1>")
     (ask,) = [d for d in play_unseen_on_a1_b1("d4") if isinstance(d, Ask)]
     assert [c.ply.ptn() for c in ask.candidates] == ["a1>"] and "not seen" in ask.reason
