@@ -1440,9 +1440,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if before_looks is None:
             return False
         p = {sq: p_changed(c) for sq, c in changes(stable.appearance, before_looks).items()}
-        return self._fits_by_change(
-            ChangeJudge(self.position, stable.evidence, p, None, before_evidence).nothing()
-        )
+        return self._nothing_since(stable, before_evidence, p)
 
     def _one_ply_since_before_ask(self, stable: StableReading) -> bool:
         """The pending question is about spreads alone, one ply at a time: does one spread off
@@ -1481,7 +1479,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         changed between them (judged by change)? True when there is no telling."""
         if looks is None or stable.appearance is None:
             return True
-        p = self._changed_since(stable, evidence, looks)
+        return self._nothing_since(stable, evidence, self._changed_since(stable, evidence, looks))
+
+    def _nothing_since(self, stable: StableReading, evidence, p: Mapping[str, float]) -> bool:
+        """Does "nothing happened" fit `stable` against the board read as `evidence`, each
+        square having changed as surely as `p` says?"""
         return self._fits_by_change(
             ChangeJudge(self.position, stable.evidence, p, None, evidence).nothing()
         )
