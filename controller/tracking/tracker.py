@@ -294,7 +294,6 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         # (the players played on): judged in turn, oldest first, once it is answered
         self._boards_waiting: list[StableReading] = []
         self._asked_board: StableReading | None = None  # the board the pending question was on
-        self._asked_again = False  # ... to be judged again once it is answered
         self._judging_waiting = False  # judging one of `_boards_waiting` now
         # ... and the hypotheses that board was weighed with (`fits_alone`)
         self._asked_ranked: list[Hypothesis] = []
@@ -371,7 +370,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             self._reevaluate and self.state == "tracking"
         ):
             self._lifted_waits = False
-            self._reevaluate = False
+            if self.state != "asking":  # (a question's judge-again waits for its answer)
+                self._reevaluate = False
             self._refused = False
             if self._undecided is not None and not stable.fresh:
                 # a close call judged again on the same still board: the board still comes after
@@ -591,7 +591,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         revised ply or of a ply that was not seen): the board may already show the ply after it.
         [] otherwise. Live, the next still frame does the same; a recorder fed frame by frame
         calls it, since the hand may come back before another still frame."""
-        if not self._reevaluate or self.state != "tracking" or self._last_stable is None:
+        if (not self._reevaluate or self.state != "tracking" or self._last_stable is None
+                or self._boards_waiting):  # (those first, in order: `step`)
             return []
         self._reevaluate = False
         return self._evaluate(self._last_stable)
@@ -687,9 +688,6 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         decisions = self._judge_board(stable)
         if self.pending is not None and self.pending is not asked:
             self._asked_board = stable  # (what it was asked on, whatever the reference)
-            # (and whether the answer is to be followed by judging that board again: `step`
-            # forgets its `_reevaluate` when the next board comes while the question waits)
-            self._asked_again = self._reevaluate
         if asked is not None and self.pending is not asked and not any(
                 isinstance(d, Withdrawn) for d in decisions):  # fmt: skip
             again = self.pending is not None and self.pending.candidates == asked.candidates
@@ -721,7 +719,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # board is kept, and once the question is answered they are judged in turn, as if
             # it had been answered at once (`step`). (Judged as it then stands, a board two plies
             # on fitted one spread by chance: fresh seed 6030, "d1< then d1+" taken for `2d1<`.)
-            if (not self._boards_waiting and self._before_ask is None and self._asked_again
+            if (not self._boards_waiting and self._before_ask is None and self._reevaluate
                     and self._asked_board is not None):  # fmt: skip
                 # (a question about a ply before the board asked on, judged from the board
                 # before it: that board is judged again first, once answered, as it would be)
@@ -1507,6 +1505,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         """The ply asked about was taken back before the answer: forget the question."""
         self.pending = self._before_ask = None
         self._boards_waiting = []  # (taken back with it)
+        self._reevaluate = False  # (and its judge-again)
         self.state = "tracking"
         self._accepted, self._looks = dict(stable.evidence), stable.appearance
         self.last = Evaluation(stable.at, stable.since, stable.evidence, [])

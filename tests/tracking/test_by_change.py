@@ -1628,3 +1628,20 @@ def test_a_missed_ply_asked_about_live_then_played_on_is_recorded_with_the_plies
     camera.feed(camera.last_reading, 1.2, answer=False)
     assert committed(camera.log) == ["a1>", "d4", "c3"]
     assert camera.tracker.position.tps() == truth.tps()
+
+
+def test_a_hand_passing_over_the_board_while_a_missed_ply_is_asked_about_loses_no_ply():
+    # the missed `a1>` asked about live; before anyone answers, a hand passes over the board
+    # and leaves it as it was. Once answered, the board asked on is still judged again: it
+    # shows `d4` (the step that took in the unchanged board dropped that judging before)
+    truth, camera, play_unseen_on_a1_b1 = _a1_and_b1_unseen(answer=False)
+    play_unseen_on_a1_b1("a1>")
+    (ask,) = [d for d in play_unseen_on_a1_b1("d4") if isinstance(d, Ask)]
+    board = camera.last_reading
+    camera.feed(hand_reading(5), 0.6, answer=False)
+    camera.feed(board, 1.2, answer=False)
+    assert committed(camera.log) == [] and "not seen" in ask.reason
+    camera.log += camera.tracker.accept(Ply.from_ptn("a1>"))
+    camera.feed(board, 1.2, answer=False)
+    assert committed(camera.log) == ["a1>", "d4"]
+    assert camera.tracker.position.tps() == truth.tps()
