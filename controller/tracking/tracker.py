@@ -1460,6 +1460,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if (best is None or best.ply is None or best.back or best.ply.is_placement
                 or best.ply.square not in {c.ply.square for c in asked}):  # fmt: skip
             return False  # (the spread asked about, finished, starts where it did)
+        if best.ply in {c.ply for c in asked}:
+            # one of the plies asked about: the answer names it, and the board may show a ply
+            # after it (fresh seed 6056, answered 3 s late: `e5+` asked, then `d5+` played; `e5+`
+            # still ranked first from the board before, withdrawn, and judged from there the
+            # board fitted nothing)
+            return False
         runner_up = min((j.cost for j in ranked if j is not best), default=math.inf)
         return runner_up - best.cost >= self.config.commit_margin
 

@@ -94,3 +94,16 @@ def test_players_who_answer_late_and_play_on_meanwhile_get_every_ply_right(tmp_p
               str(tmp_path / "late.json"))  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads((tmp_path / "late.json").read_text())["summary"]["answer_after_s"] == 3.0
+
+
+@pytest.mark.slow
+def test_a_spread_asked_about_and_then_played_past_is_not_taken_for_one_left_unfinished():
+    # fresh bench seed 6056 (7x7, tilt 24), every question answered 3 s late: `e5+` was asked
+    # about, and `d5+` played before the answer. From the board before the question, `e5+`
+    # still explained the new board best: taken for the spread asked about finished after the
+    # question (its pieces in a hand when asked), the question was withdrawn, the board judged
+    # from there fitted nothing, and the game ended two plies short. A ply asked about is named
+    # by the answer: the board is kept and judged after it.
+    late = replay_live(GAMES / "seed6056.npz", answer_after=3.0)
+    assert late.questions >= 1 and late.silent_errors == 0
+    assert late.perfect and late.illegal_reports == 0
