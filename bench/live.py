@@ -9,15 +9,16 @@ the offline recorder, which has nobody to ask and guesses.)
 Each game's readings (`bench/record.py --save-readings`) go frame by frame, at the 5 fps they
 were read at, through the service's own camera pipeline (`CameraPipeline`: the tracker and its
 second looks), the board service and its SQLite journal, as a camera's readings do under
-`takboard serve`. A question the board asks is answered with the ply played: its candidate; when
-no candidate is, the ply typed ("another..." on the page); "none: nothing was played" when the
-board is still and shows no new ply. Players answer once the board is still (a question asked
-while a hand is still making the ply waits for the hand to finish it). A board reported wrong
-for 3 s is set right as players set it right on the page: the ply the game misses typed in, or
-"The board is right" pressed when the game is the game played and the camera misreads the
-board. When a ply was played is known for the benchmark's own games (the seed in the file name
-replays the game's timeline without rendering it); for others each question is answered at
-once, as about the next ply.
+`takboard serve`. A question the board asks is answered with the ply played: its candidate (of
+a pair and its first ply alone, "3a1> then b2" or "3a1>", the one naming every ply made when
+the question came up); when no candidate is, the ply typed ("another..." on the page); "none:
+nothing was played" when the board is still and shows no new ply. Players answer once the board
+is still (a question asked while a hand is still making the ply waits for the hand to finish
+it). A board reported wrong for 3 s is set right as players set it right on the page: the ply
+the game misses typed in, or "The board is right" pressed when the game is the game played and
+the camera misreads the board. When a ply was played is known for the benchmark's own games
+(the seed in the file name replays the game's timeline without rendering it); for others each
+question is answered at once, as about the next ply.
 
 Figures: plies recorded exactly, silent errors (a wrong ply recorded unmarked: the one error a
 player cannot see), plies marked unsure (and of them, marked later by a board that showed more),
@@ -137,21 +138,28 @@ def as_played(path: Path, plies: list[Ply], frames: int) -> Played | None:
     return Played(game, done[:frames]) if len(done) >= frames else None
 
 
-async def _answer(board: BoardService, truth: list[Ply], played: int, result: LiveResult) -> None:
+async def _answer(board: BoardService, truth: list[Ply], played: int, result: LiveResult,
+                  played_when_asked: int | None = None) -> None:  # fmt: skip
     """Answer the board's question as the players would; `played`: the plies complete on the
-    board now."""
+    board now; `played_when_asked`: when the question came up (None: the same)."""
     amb = board.session.ambiguity
     recorded = board.session.position.ply_count
     if recorded >= played:
         result.declined += 1
         await board.decline_question(amb.id)
         return
-    for i in range(len(amb.candidates)):
-        sequence = amb.sequence(i)
-        if (sequence == truth[recorded:recorded + len(sequence)]
-                and recorded + len(sequence) <= played):  # fmt: skip
-            await board.resolve(amb.id, i)
-            return
+    fitting = [i for i in range(len(amb.candidates))
+               if amb.sequence(i) == truth[recorded:recorded + len(amb.sequence(i))]
+               and recorded + len(amb.sequence(i)) <= played]  # fmt: skip
+    if fitting:
+        # The players name the plies they had made when the question came up: "3a1> then b2"
+        # rather than "3a1> alone" when b2 was on the board too (picking the pair's first ply
+        # alone says b2 was not played). Plies made after the question are not its business.
+        then = played if played_when_asked is None else min(played, played_when_asked)
+        named = [i for i in fitting if recorded + len(amb.sequence(i)) <= then]
+        choice = max(named, key=lambda i: len(amb.sequence(i))) if named else fitting[0]
+        await board.resolve(amb.id, choice)
+        return
     typed = truth[recorded] if recorded < len(truth) else None
     if typed is None or typed not in board.session.position.legal_plies:
         # the game as recorded has gone another way (a ply recorded wrong, marked): the ply
@@ -241,7 +249,8 @@ def replay_live(path: Path, data_dir: Path | None = None,
                     asked = (question.id, k)
                 if (question is not None and still is not None
                         and k - asked[1] >= answer_after * FPS):  # fmt: skip
-                    await _answer(board, truth, still, result)
+                    then = None if done is None else done[min(asked[1], len(done) - 1)]
+                    await _answer(board, truth, still, result, then)
                 if not board.problem:
                     wrong_since = None
                 elif wrong_since is None:

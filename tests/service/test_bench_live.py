@@ -4,6 +4,7 @@ not thrown."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -11,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from bench.live import replay_live
+from bench.live import LiveResult, _answer, replay_live
+from controller.service.board import BoardService
+from controller.service.config import Settings
+from controller.store import Journal
+from controller.tak import Ply
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "tests" / "record" / "games"
@@ -107,3 +112,31 @@ def test_a_spread_asked_about_and_then_played_past_is_not_taken_for_one_left_unf
     late = replay_live(GAMES / "seed6056.npz", answer_after=3.0)
     assert late.questions >= 1 and late.silent_errors == 0
     assert late.perfect and late.illegal_reports == 0
+
+
+@pytest.mark.parametrize(("made_when_asked", "named"), [(2, ["a1", "b1"]), (1, ["a1"])])
+def test_the_bench_players_name_every_ply_they_had_made_when_the_question_came_up(
+    tmp_path, made_when_asked, named
+):
+    # asked "a1 then b1" or "a1" alone: players who had made both when the question came up
+    # pick the pair (the first ply alone says b1 was not played); players who had made a1 only
+    # pick it alone, though they have played b1 by the time they answer (it comes after)
+    async def scenario() -> list[str]:
+        settings = Settings(data_dir=tmp_path, size=5, fps=5.0)
+        board = BoardService(settings=settings, journal=Journal(tmp_path / "games.db"))
+        await board.new_game(size=5, komi=0, players=("", ""), opening="swap")
+        a1, b1 = Ply.from_ptn("a1"), Ply.from_ptn("b1")
+        asked = await board.ask([a1, a1], [0.0, 0.1], "two plies at once", then=[None, b1])
+        picked: list[int | Ply] = []
+        resolve = board.resolve
+
+        async def noted(ambiguity_id, choice):
+            picked.append(choice)
+            return await resolve(ambiguity_id, choice)
+
+        board.resolve = noted  # type: ignore[method-assign]
+        await _answer(board, [a1, b1], 2, LiveResult(5, 2), made_when_asked)
+        (choice,) = picked
+        return [p.ptn() for p in asked.sequence(choice)]
+
+    assert asyncio.run(scenario()) == named
