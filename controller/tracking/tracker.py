@@ -295,6 +295,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._boards_waiting: list[StableReading] = []
         self._asked_board: StableReading | None = None  # the board the pending question was on
         self._judging_waiting = False  # judging one of `_boards_waiting` now
+        # the board a question was withdrawn for, judged from the board before it now
+        self._withdrawn_for: StableReading | None = None
         # ... and the hypotheses that board was weighed with (`fits_alone`)
         self._asked_ranked: list[Hypothesis] = []
         self.changes: dict[str, float] = {}  # change per square at the last evaluation
@@ -711,10 +713,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 # there as if never asked. (Fresh bench seed 6016: `2d5<` asked about mid-spread
                 # as "2d5- or 2d5>", the pieces then dropped on c5; judged against the asked
                 # board, `d5<` was committed without a mark, and the answer played after it.)
+                # The ply found is asked about, never committed quietly: the players may have
+                # finished the ply asked about and made the next, and one spread then explains
+                # the board by chance (`tests/record/games/seed1434.npz` answered 3 s late:
+                # `3c2+21` asked, `3b1>21` played, and `3c2-` committed without a mark).
                 self._accepted, self._looks = self._before_ask
                 self.pending = self._before_ask = None
                 self.state = "tracking"
-                return [Withdrawn(), *self._judge_board(stable)]
+                self._withdrawn_for = stable
+                try:
+                    return [Withdrawn(), *self._judge_board(stable)]
+                finally:
+                    self._withdrawn_for = None
             # The players played on: nothing is recorded past a ply nobody has named. Each still
             # board is kept, and once the question is answered they are judged in turn, as if
             # it had been answered at once (`step`). (Judged as it then stands, a board two plies
@@ -1035,11 +1045,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if best.ply is not None or best.back:
             self._quiet = None  # a ply missed before this one can no longer be told (`_missed`)
         if best.ply is not None:
-            if after_unmatched:
-                # The board was unreadable or wrong before this: a ply may have been made then and
-                # missed, and the board may show two plies that happen to look like one. Never
-                # commit that quietly.
-                why = "the board did not match the game just before"
+            if after_unmatched or self._withdrawn_for is stable:
+                # The board was unreadable or wrong before this (or a question on it was just
+                # withdrawn): a ply may have been made then and missed, and the board may show
+                # two plies that happen to look like one. Never commit that quietly.
+                why = ("the board did not match the game just before" if after_unmatched
+                       else "the board changed while a question waited")
                 out += self._ask(Ask(close().candidates, why), matched)
             elif margin >= needed and not doubted and by_change and (
                 unseen_rival := self._unseen_rival(best, ranked, evidence, p)

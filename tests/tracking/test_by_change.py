@@ -1599,8 +1599,10 @@ def test_a_question_asked_mid_spread_goes_when_the_pieces_come_down_before_an_an
     # live: c5's two lifted and held out of view, asked about as they stand (the spreads that
     # fit a board with c5 emptied); then dropped on d5 before anyone answered. One ply off c5
     # explains the new board from the one before the question: the question goes, and that
-    # ply is judged as usual (fresh bench seed 6016: `2d5<` asked as "2d5- or 2d5>"; judged
-    # against the board asked about, `d5<` was committed without a mark)
+    # ply is asked about in its place, never committed quietly (the players may have made the
+    # ply asked about and the next: tests/record/games/seed1434.npz) (fresh bench seed 6016:
+    # `2d5<` asked as "2d5- or 2d5>"; judged against the board asked about, `d5<` was committed
+    # without a mark)
     truth, camera = _seen("x,2,22,x2/x5/x5/x5/1,x4 2 10")
     lifted = dict(truth.stacks())
     del lifted["c5"]
@@ -1609,7 +1611,11 @@ def test_a_question_asked_mid_spread_goes_when_the_pieces_come_down_before_an_an
     (ask,) = [d for d in camera.log if isinstance(d, Ask)]
     assert "2c5>" not in {c.ply.ptn() for c in ask.candidates}
     decisions = _live_play(camera, truth, "2c5>")
-    assert isinstance(decisions[0], Withdrawn)
+    assert isinstance(decisions[0], Withdrawn) and isinstance(decisions[1], Ask)
+    assert decisions[1].candidates[0].ply == Ply.from_ptn("2c5>")
+    assert "changed while a question waited" in decisions[1].reason
+    assert committed(camera.log) == []
+    camera.log += camera.tracker.accept(Ply.from_ptn("2c5>"))
     assert committed(camera.log) == ["2c5>"]
     assert camera.tracker.position.tps() == truth.tps()
 
