@@ -148,16 +148,17 @@ async def _answer(board: BoardService, truth: list[Ply], played: int, result: Li
         result.declined += 1
         await board.decline_question(amb.id)
         return
-    fitting = [i for i in range(len(amb.candidates))
-               if amb.sequence(i) == truth[recorded:recorded + len(amb.sequence(i))]
-               and recorded + len(amb.sequence(i)) <= played]  # fmt: skip
+    # the plies each candidate records after those recorded, where they are the plies played
+    fitting = {i: len(sequence) for i in range(len(amb.candidates))
+               if (sequence := amb.sequence(i)) == truth[recorded:recorded + len(sequence)]
+               and recorded + len(sequence) <= played}  # fmt: skip
     if fitting:
         # The players name the plies they had made when the question came up: "3a1> then b2"
         # rather than "3a1> alone" when b2 was on the board too (picking the pair's first ply
         # alone says b2 was not played). Plies made after the question are not its business.
-        then = played if played_when_asked is None else min(played, played_when_asked)
-        named = [i for i in fitting if recorded + len(amb.sequence(i)) <= then]
-        choice = max(named, key=lambda i: len(amb.sequence(i))) if named else fitting[0]
+        made = played if played_when_asked is None else min(played, played_when_asked)
+        named = [i for i, n in fitting.items() if recorded + n <= made]
+        choice = max(named, key=fitting.__getitem__) if named else next(iter(fitting))
         await board.resolve(amb.id, choice)
         return
     typed = truth[recorded] if recorded < len(truth) else None
@@ -249,8 +250,8 @@ def replay_live(path: Path, data_dir: Path | None = None,
                     asked = (question.id, k)
                 if (question is not None and still is not None
                         and k - asked[1] >= answer_after * FPS):  # fmt: skip
-                    then = None if done is None else done[min(asked[1], len(done) - 1)]
-                    await _answer(board, truth, still, result, then)
+                    made = None if done is None else done[min(asked[1], len(done) - 1)]
+                    await _answer(board, truth, still, result, made)
                 if not board.problem:
                     wrong_since = None
                 elif wrong_since is None:
