@@ -274,7 +274,7 @@ def unseen_pieces(stacks: Mapping[str, Stack], squares: Iterable[str],
         if ev is None:
             continue
         seen, weight = (ev.height, ev.height_weight) if ev.p_occupied >= 0.5 else (0.0, 1.0)
-        out += weight * (len(stacks.get(sq, ())) - seen)
+        out += weight * (ev.readable(len(stacks.get(sq, ()))) - seen)
     return out
 
 
@@ -393,12 +393,13 @@ class ChangeJudge:
         ev = self.evidence.get(square)
         return self.hidden(square) and ev is not None and ev.p_occupied >= HALF_SEEN
 
-    def height_news(self, square: str, grown: int) -> tuple[float, float, float]:
-        """What the reader's height change on `square` says of a hypothesis that grows its stack
-        by `grown` pieces (negative: shrinks it): the reading term (never above 0: in favour
-        only), how sure the reader is that the stack changed so (0..1), and how confidently it
-        says the stack did not (a contradiction: the hypothesis is then asked about, not
-        committed).
+    def height_news(self, square: str, old: int, new: int) -> tuple[float, float, float]:
+        """What the reader's height change on `square` says of a hypothesis that takes its stack
+        from `old` pieces to `new`: the reading term (never above 0: in favour only), how sure
+        the reader is that the stack changed so (0..1), and how confidently it says the stack
+        did not (a contradiction: the hypothesis is then asked about, not committed). The change
+        looked for is the one the reader can see (`SquareEvidence.readable`: a stack of 9 grown
+        to 10 is read 8 before and after).
 
         In favour only, because a reader that did NOT see a change may just have misread it now
         (bench seed 13: d2 read two high after a flat left it, which as a cost made a placement
@@ -409,6 +410,7 @@ class ChangeJudge:
         now, then = self.evidence.get(square), self.accepted.get(square)
         if now is None or then is None or now.p_occupied < 0.5 or then.p_occupied < 0.5:
             return 0.0, 0.0, 0.0
+        grown = now.readable(new) - then.readable(old)
         # where its look surely did not change, neither did its height: a height read anew
         # there was moved by a neighbour's piece (`change.quiet_squares`)
         seen = 0.0 if square in self.quiet else now.height - then.height
@@ -500,7 +502,7 @@ class ChangeJudge:
             if visible < 1.0:
                 changed = max(changed, self.faint.get(sq, 0.0))
             if same_top:
-                news, agrees, against = self.height_news(sq, len(new) - len(old))
+                news, agrees, against = self.height_news(sq, len(old), len(new))
                 reading += news
                 changed = max(changed, agrees)  # the reader saw the stack grow or shrink so
                 contra += against

@@ -8,7 +8,9 @@ turns each guess into soft evidence:
     p_kind          probabilities of the top piece being a flat / wall / capstone (on a square
                     read empty: what the reader leans to, should a piece be there after all)
     height          estimated stack height (pieces) and how much to trust it (0 = not at all)
-    height_p        P(height = 1, 2, ...), where the reader gave its whole belief
+    height_p        P(height = 1, 2, ... K), where the reader gave its whole belief; its last
+                    entry is "K pieces or more" (vision's tallest class: it learns a stack of 10
+                    as 8), so a stack taller than K, read right, reads K (`readable`)
 
 A confidence c for a reported value v means "v with probability c"; the rest of the probability is
 spread over the other values as the reader spread it, where it says (its kind and height
@@ -48,6 +50,14 @@ class SquareEvidence:
     @property
     def occupied(self) -> bool:
         return self.p_occupied >= 0.5
+
+    def readable(self, height: int) -> int:
+        """`height` as the reader can tell it: its tallest class stands for that many pieces or
+        more, so a stack of 10 read right is read 8 (fresh bench seed 6173, 4x4: a stack of 9
+        grown to 10, read 8 surely, was taken for a misread two pieces short, and the spread
+        that built it was revised by hindsight into one that left it 7 high). Unchanged where
+        the reader gave no distribution (its tallest is then not known)."""
+        return height if self.height_p is None else min(height, len(self.height_p))
 
     def label(self) -> str:
         """Best guess as text: `.` empty, else height + L/D + S/C (like vision's diagrams)."""

@@ -85,9 +85,16 @@ def height_error(evidence: SquareEvidence, height: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _expected_errors(height_p: tuple[float, ...]) -> tuple[float, ...]:
-    """Per height 1, 2, ... one past the reader's tallest (every taller one costs the same)."""
-    expected = [sum(p * min(abs(h - n), HEIGHT_CAP) for h, p in enumerate(height_p, 1))
-                for n in range(1, len(height_p) + 3)]  # fmt: skip
+    """Per height 1, 2, ... two past the reader's tallest class K (every taller one costs the
+    same). The class K is "K or more" (`SquareEvidence.readable`): it is no error for any
+    height from K up."""
+    tallest = len(height_p)
+
+    def error(read: int, n: int) -> float:
+        return 0.0 if read == tallest and n >= tallest else min(abs(read - n), HEIGHT_CAP)
+
+    expected = [sum(p * error(h, n) for h, p in enumerate(height_p, 1))
+                for n in range(1, tallest + 3)]  # fmt: skip
     best = min(expected)
     return tuple(e - best for e in expected)
 
@@ -104,7 +111,7 @@ def height_surprise(evidence: SquareEvidence | None, height: int) -> float:
     if (evidence is None or evidence.unread or evidence.height_p is None or height <= 0
             or evidence.p_occupied < 0.5):  # fmt: skip
         return 0.0
-    p = evidence.height_p[height - 1] if height <= len(evidence.height_p) else 0.0
+    p = evidence.height_p[evidence.readable(height) - 1]
     return min(-math.log(max(p, 1e-12)), SURPRISE_CAP)
 
 
@@ -163,7 +170,7 @@ def contradiction(stack: Stack, evidence: SquareEvidence | None) -> float:
                 + 2.0 * evidence.p_occupied * kind_against(evidence, stone))  # fmt: skip
     p_color_ok = evidence.p_light if player == WHITE else 1.0 - evidence.p_light
     out = W_COLOR * sure(1.0 - p_color_ok) + kind_against(evidence, stone)
-    height_err = min(abs(evidence.height - len(stack)), HEIGHT_CAP)
+    height_err = min(abs(evidence.height - evidence.readable(len(stack))), HEIGHT_CAP)
     # Heights are the hardest thing to read: one piece off is not a contradiction (it still ranks
     # hypotheses through `square_cost`), and a height alone never makes a square "wrong".
     return out + min(HEIGHT_CONTRADICTION_CAP,

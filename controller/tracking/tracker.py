@@ -1228,7 +1228,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 if sq in risen and judge.hidden(sq):
                     w = 0.0  # (behind the risen stack: its change is that stack's)
                 elif not in_sight:
-                    _, _, stayed = judge.height_news(sq, len(new) - len(old))
+                    _, _, stayed = judge.height_news(sq, len(old), len(new))
                     if sq in risen or stayed >= HEIGHT_SEEN_TO_STAY * W_HEIGHT_NEWS:
                         w *= max(0.0, 1.0 - stayed / W_HEIGHT_NEWS)
                 weight[sq] = max(weight.get(sq, 0.0), w)
@@ -1257,7 +1257,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             if ev is None or known == 0 or ev.p_occupied < 0.5:
                 continue
             if ev.height_p is not None:
-                sure = ev.height_p[known - 1] if known <= len(ev.height_p) else 0.0
+                sure = ev.height_p[ev.readable(known) - 1]
             else:
                 sure = 1.0 if round(ev.height) == known else 0.0
             if sure < 0.5:
@@ -1430,7 +1430,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         if (self.changes.get(source, math.inf) >= UNCHANGED_BELOW or then is None or now is None
                 or then.height_p is None or now.height_p is None):  # fmt: skip
             return False
-        return height_change_share(then.height_p, now.height_p, -spread.count) < SOURCE_STOOD
+        old = self.position.height(source)
+        shrunk = then.readable(old) - now.readable(old - spread.count)
+        return height_change_share(then.height_p, now.height_p, -shrunk) < SOURCE_STOOD
 
     def fits_alone(self, ply: Ply) -> bool:
         """Does `ply` alone explain the board the pending question was asked about, by what

@@ -236,8 +236,8 @@ class Unseen:
                 # read two high before and after at 0.96, was guessed over the flat on d3)
                 news = 0.0
                 for sq in altered:
-                    grown = len(after[sq]) - len(before.get(sq, ()))
-                    favour, _, against = then.height_news(sq, grown)
+                    favour, _, against = then.height_news(sq, len(before.get(sq, ())),
+                                                          len(after[sq]))  # fmt: skip
                     news += favour + against
                 # a placement the reader read as no piece at all is less likely than one it half
                 # saw (seed 1037: d3 read occupied at 0.7 and b4 surely empty, both changed 0.5)

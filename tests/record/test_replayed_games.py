@@ -1386,3 +1386,13 @@ def test_a_spread_held_back_is_asked_about_when_the_next_ply_shows_its_pieces_we
     recorder, truth = replay("seed6035-start.npz")
     assert recorder.notes[37].ply == Ply.from_ptn("d2<")
 
+
+
+def test_a_stack_taller_than_the_reader_reads_is_not_taken_for_a_misread():
+    # fresh bench seed 6173 (4x4, tilt 25): `4a3-13` made a1 a stack of 9 and `a2-` made it 10.
+    # The reader's tallest height is 8 ("8 or more": it learns a stack of 10 as 8), and read a1
+    # 8 at 0.99 both times. Taken for a stack read one, then two pieces short, a1 made `a3-`
+    # (which leaves a3 four high, read 1 surely) fit the board after `a2-` better, and the right
+    # ply 55 was revised by hindsight into `a3-`
+    notes = replayed_exactly("seed6173.npz")  # all 59
+    assert notes[54].ply == Ply.from_ptn("4a3-13") and "revised" not in notes[54].reason

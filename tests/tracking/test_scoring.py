@@ -152,3 +152,31 @@ def test_a_call_taken_back_weighs_nothing_for_an_empty_square_or_any_stack():
     assert [square_cost(stack, UNREAD) for stack in stacks] == [0.0] * len(stacks)
     coin_flip = replace(UNREAD, unread=False)
     assert square_cost((), coin_flip) < square_cost(((WHITE, FLAT),), coin_flip)
+
+
+def _read_tallest(p_tallest: float) -> SquareReading:
+    """A stack read as tall as the reader reads (its last height class, 8) at `p_tallest`, 7
+    at the rest."""
+    p = [0.0] * 7 + [p_tallest]
+    p[6] = 1.0 - p_tallest
+    return SquareReading(False, "dark", "flat", 8, confidence=p_tallest, empty_confidence=0.99,
+                         color_confidence=0.99, kind_confidence=0.99,
+                         height_confidence=p_tallest, height_probabilities=tuple(p))  # fmt: skip
+
+
+def test_the_tallest_height_the_reader_reads_stands_for_that_many_pieces_or_more():
+    # vision learns a stack of 10 as 8: read 8 surely, a stack of 9 or 10 is read right
+    ev = square_evidence(_read_tallest(0.99))
+    assert ev.readable(10) == 8 and ev.readable(3) == 3
+    assert [height_error(ev, n) for n in (8, 9, 10, 12)] == pytest.approx([0.0] * 4, abs=0.01)
+    assert height_error(ev, 7) > 0.5
+    assert height_surprise(ev, 10) == height_surprise(ev, 8) < 0.02
+    assert height_surprise(ev, 7) > 4.0
+    dark = (1 - WHITE, FLAT)
+    assert contradiction((dark,) * 10, ev) == contradiction((dark,) * 8, ev) < 0.02
+    # a height the reader leans below its tallest still counts against the taller stacks
+    unsure = square_evidence(_read_tallest(0.6))
+    assert height_error(unsure, 8) == 0.0 < height_error(unsure, 10)
+    # without a distribution the reader's tallest is not known: the call counts as it is
+    assert square_evidence(replace(_read_tallest(0.99), height_probabilities=None)
+                           ).readable(10) == 10  # fmt: skip
