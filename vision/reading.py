@@ -30,7 +30,8 @@ class SquareReading:
     kind_confidence: float = 1.0
     height_confidence: float = 1.0
     # The whole of the reader's belief, given the square is occupied, where it has one: the top's
-    # kind (flat, wall, capstone) and the stack's height (1, 2, ... 8). The calls above are their
+    # kind (flat, wall, capstone) and the stack's height (1, 2, ... 8, the last "8 or more": the
+    # classifier learns a taller stack as 8, `vision.net.MAX_HEIGHT`). The calls above are their
     # most likely entries, at the confidences above; the rest tells tracking which other answer
     # the reader leans to (a height read 2 at 0.55 may have 3 at 0.4 or 1 at 0.4).
     kind_probabilities: tuple[float, ...] | None = None
