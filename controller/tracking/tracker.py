@@ -1205,7 +1205,13 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         sight or not (fresh seed 5341, 4x4, tilt 36: a wall placed on b3 hid b4's lone flat
         behind it, read empty now; `b4-`, which empties b4, fitted that faint change, and was
         asked first and guessed though `Sb3` scored 0.55 better and the reader contradicted
-        `b4-` on b3; 16 plies later the wall moved and the game was lost)."""
+        `b4-` on b3; 16 plies later the wall moved and the game was lost). And where the reader
+        still reads the piece there, a change next to the risen stack, however plain, counts for
+        a rival that alters the square in sight only as far as the reader turned as the rival
+        would have it (`ChangeJudge.turned`): the risen stack changed the square's look in the
+        view (fresh bench seed 6161, 4x4, tilt 37: a light wall placed on b3 in front of b4's
+        light wall, b4 read a wall still at 0.92; `b4-` was asked first, `Sb3` 2.15 behind it
+        for the change on b4, and guessed)."""
         if judge is None:  # (not judged by change: no faint changes)
             return 0.0
         position = self.position
@@ -1224,7 +1230,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                     continue
                 in_sight = not top_colour_kept(old, new)
                 w = (judge.turned(sq, old, new)
-                     if in_sight and self.changes.get(sq, 0.0) < UNCHANGED_BELOW else 1.0)
+                     if in_sight and (self.changes.get(sq, 0.0) < UNCHANGED_BELOW or sq in risen)
+                     else 1.0)  # fmt: skip
                 if sq in risen and judge.hidden(sq):
                     w = 0.0  # (behind the risen stack: its change is that stack's)
                 elif not in_sight:
