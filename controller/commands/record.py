@@ -228,7 +228,7 @@ class Recorder:
             one_or_two = (len({c.then is None for c in decision.candidates}) == 2
                           or best.then is not None)  # fmt: skip
             number = self.tracker.position.ply_count + 1
-            follows = self.tracker.accept(best.ply, guess=True, then=best.then)
+            follows = self.tracker.accept(best.ply, guess=True, then=best.then, more=best.more)
             if not any(isinstance(f, Commit) for f in follows[1:]):  # (not a revision's replay)
                 self._follow_doubt(best.ply, number)  # older doubts go with the pieces it moved
             self._doubt.update(heights)  # this ply is the nearest cause to name

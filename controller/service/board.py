@@ -343,9 +343,11 @@ class BoardService:
             self.problem = {}
             follows = []
             if self.camera is not None:  # (a candidate picked: its reply, if it has one)
-                then = pending.then[choice] if isinstance(choice, int) and pending.then else None
+                picked = isinstance(choice, int)
+                then = pending.then[choice] if picked and pending.then else None
+                more = pending.more[choice] if picked and pending.more else None
                 follows = self.camera.answered(played, self.session.position, then=then,
-                                               typed=not isinstance(choice, int))  # fmt: skip
+                                               more=more, typed=not picked)  # fmt: skip
             self.bus.publish("ambiguity_resolved", {"id": pending.id, "ptn": played.ptn()})
             await self._after_ply(played, source="confirmed", uncertain=False, margin=None)
             for reply in follows:  # two plies seen at once: the reply, confirmed with the first

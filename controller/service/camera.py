@@ -299,7 +299,7 @@ class CameraPipeline:
         if self.source is not None:
             self.source.release()
 
-    def answered(self, ply, position, *, then=None, typed: bool = False) -> list:
+    def answered(self, ply, position, *, then=None, more=None, typed: bool = False) -> list:
         """The camera's own question was answered with `ply` (now played in `position`). The
         board has not changed since the tracker asked, so it keeps its picture of the board (what
         each square looked like) and plays the answer; a fresh tracker would have to judge the
@@ -308,7 +308,8 @@ class CameraPipeline:
 
         -> the plies the board shows played after the answer, to be recorded next: the reply of
         two plies seen at once (the question was about the pair; `then`: the reply of the
-        candidate picked, `Candidate.then`).
+        candidate picked, `Candidate.then`), and after a catch-up the plies after it (`more`:
+        the candidate's `Candidate.more`).
 
         `typed`: the players typed the answer rather than picking a candidate. The first ply of
         a pair typed alone says the reply was not the one seen (fresh bench seed 3865: "b3>
@@ -330,7 +331,7 @@ class CameraPipeline:
                 return []
         with self._tracker_lock:
             try:
-                accepted = tracker.accept(ply, then=then)
+                accepted = tracker.accept(ply, then=then, more=more)
             except TakError:  # not legal in the tracked position: they disagree
                 self._resync = True
                 return []

@@ -472,7 +472,8 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         recorder says so (fresh bench seed 114: its last ply, `e5-` at tilt 4)."""
         return self._quiet is not None
 
-    def accept(self, ply: Ply, *, guess: bool = False, then: Ply | None = None) -> list[Decision]:
+    def accept(self, ply: Ply, *, guess: bool = False, then: Ply | None = None,
+               more: tuple[Ply, ...] | None = None) -> list[Decision]:
         """Resolve an `Ask` (or correct by hand): play `ply` in the tracked position.
 
         `guess`: nobody answered; this is the best candidate taken as a guess (the offline
@@ -481,7 +482,11 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         and is never asked again.
         `then`: the reply of the candidate chosen when the question was about two plies at once
         (`Candidate.then`), played after `ply`; without it, that of the first candidate asked
-        with `ply` (a ply typed by hand that is one of them)."""
+        with `ply` (a ply typed by hand that is one of them).
+        `more`: the plies after `then` of the candidate chosen (a catch-up's, `Candidate.more`);
+        without it, those of the first candidate asked with `ply` and `then`. Catch-up candidates
+        may share their first two plies ("c1< then a2 then 2b1+" and "c1< then a2 then b1+":
+        fresh bench seed 4927, the second picked and the first recorded, without a mark)."""
         asked = self.pending
         played = self.position.play(ply)
         self.pending = self._before_ask = None
@@ -513,8 +518,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             if guess:
                 self._guessed_reply = (self.position.ply_count, reply)
             # ... or more (a catch-up after a desync): those of the candidate chosen
-            more = next((c.more for c in (asked.candidates if asked else ())
-                         if c.ply == played and c.then == reply), ())  # fmt: skip
+            if more is None:
+                more = next((c.more for c in (asked.candidates if asked else ())
+                             if c.ply == played and c.then == reply), ())  # fmt: skip
             for later in more:
                 if later not in self.position.legal_plies:
                     break

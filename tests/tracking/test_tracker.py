@@ -495,3 +495,24 @@ def test_a_board_a_person_says_is_right_is_tracked_on_from_as_the_camera_reads_i
     session.hand(0.6)
     assert commits(session.board(_misread(dict(truth.stacks()), "c3"), 1.2)) == ["d4"]
     assert session.tracker.board_is_right() == []  # in sync: nothing to say
+
+
+def test_a_catch_up_picked_records_its_own_plies_where_another_shares_its_first_two():
+    # fresh bench seed 4927 (live, answered 3 s late): "c1< then a2 then 2b1+" and "c1< then
+    # a2 then b1+" were both offered; the second was picked and the first recorded, unmarked
+    from controller.tracking import Candidate
+
+    start = "x5/x5/x2,22111,x2/x5/x5 1 8"
+    first, then = Ply.from_ptn("c1"), Ply.from_ptn("d1")
+    offered = tuple(Candidate(first, 0.0, then=then, more=(Ply.from_ptn(last),))
+                    for last in ("e1", "Se1"))  # fmt: skip
+    asked = Ask(offered, "caught up after the board was out of sync")
+    tracker = Tracker(Position.from_tps(start))
+    tracker.pending, tracker.state = asked, "asking"
+    picked = offered[1]
+    decisions = tracker.accept(picked.ply, then=picked.then, more=picked.more)
+    assert [d.ply.ptn() for d in decisions if isinstance(d, Commit)] == ["c1", "d1", "Se1"]
+    # (without the plies after the reply, those of the first candidate asked with both)
+    tracker = Tracker(Position.from_tps(start))
+    tracker.pending, tracker.state = asked, "asking"
+    assert tracker.accept(first, then=then)[-1].ply == Ply.from_ptn("e1")
