@@ -14,7 +14,7 @@ a pair and its first ply alone, "3a1> then b2" or "3a1>", the one naming every p
 the question came up); when no candidate is, the ply typed ("another..." on the page); "none:
 nothing was played" when the board is still and shows no new ply. Players answer once the board
 is still (a question asked while a hand is still making the ply waits for the hand to finish
-it). A board reported wrong for 3 s is set right as players set it right on the page: the ply
+it). A board reported wrong for 3 s is set right as players set it right on the page: the plies
 the game misses typed in, or "The board is right" pressed when the game is the game played and
 the camera misreads the board. When a ply was played is known for the benchmark's own games
 (the seed in the file name replays the game's timeline without rendering it); for others each
@@ -68,7 +68,7 @@ AFTER_S = 3.0
 # close call judged on more frames): a stored game cut short just after a ply is not scored on it.
 SETTLE_S = 2.0
 # A board reported wrong (illegal, out of sync) this long, still, is set right by the players
-# typing the ply it is missing on the page (the banner shows the game and a field to type in).
+# typing the plies it is missing on the page (the banner shows the game and a field to type in).
 FIX_AFTER_S = 3.0
 FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
 
@@ -172,15 +172,18 @@ async def _answer(board: BoardService, truth: list[Ply], played: int, result: Li
     await board.resolve(amb.id, typed)
 
 
-async def _type_missing(board: BoardService, truth: list[Ply], done: int) -> bool:
-    """The players type, on the page, the first ply played that the game is missing; False when
-    none is missing or it cannot be played in the game as recorded (gone another way)."""
-    position = board.session.position
-    recorded = position.ply_count
-    if recorded >= min(done, len(truth)) or truth[recorded] not in position.legal_plies:
-        return False
-    await board.play(truth[recorded], source="manual")
-    return True
+async def _type_missing(board: BoardService, truth: list[Ply], done: int) -> int:
+    """The players type, on the page, every ply played that the game is missing, in order: how
+    many (0 when none is missing or the first cannot be played in the game as recorded, gone
+    another way). (One ply at a time, each after the board had been reported wrong for
+    `FIX_AFTER_S`, players who play on while they answer never caught up: fresh seeds 6150 and
+    6161, answered 3 s late, were out of sync for their last 7 and 16 plies.)"""
+    position, typed = board.session.position, 0
+    while (recorded := position.ply_count) < min(done, len(truth)) and (
+            truth[recorded] in position.legal_plies):  # fmt: skip
+        await board.play(truth[recorded], source="manual")
+        position, typed = board.session.position, typed + 1
+    return typed
 
 
 async def _say_right(board: BoardService, truth: list[Ply], done: int) -> bool:
@@ -259,10 +262,10 @@ def replay_live(path: Path, data_dir: Path | None = None,
                 if (wrong_since is not None and still is not None
                         and k - wrong_since >= FIX_AFTER_S * FPS):  # fmt: skip
                     # the page says the board is wrong and shows the game: the players type
-                    # the ply the game is missing, or say the board is right when it is
+                    # the plies the game is missing, or say the board is right when it is
                     wrong_since = None
-                    if await _type_missing(board, truth, still):
-                        result.typed_in += 1
+                    if typed := await _type_missing(board, truth, still):
+                        result.typed_in += typed
                     elif await _say_right(board, truth, still):
                         result.said_right += 1
 
@@ -366,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  questions                {s['questions']} ({s['questions_per_game']} a game; "
           f"answered by typing {s['answers_typed']}, with none {s['answers_none']})")
     print(f"  illegal reports / desyncs {s['illegal_reports']} / {s['desyncs']}; set right by "
-          f"typing a ply {s['plies_typed_in']}, by \"the board is right\" {s['said_right']}")
+          f"typing plies {s['plies_typed_in']}, by \"the board is right\" {s['said_right']}")
     print(f"  games timed from their seed {s['games_timed']} of {s['games']}; "
           f"{s['wall_s']:.0f} s")  # fmt: skip
     if args.json:

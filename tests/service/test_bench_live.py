@@ -140,3 +140,13 @@ def test_the_bench_players_name_every_ply_they_had_made_when_the_question_came_u
         return [p.ptn() for p in asked.sequence(choice)]
 
     assert asyncio.run(scenario()) == named
+
+
+@pytest.mark.slow
+def test_a_catch_up_picked_on_the_page_is_the_one_recorded():
+    # fresh bench seed 4927's first 660 frames, answered 3 s late: out of sync, the board asked
+    # "c1< then a2 then 2b1+" or "c1< then a2 then b1+" (among others); the players picked the
+    # second, and the first was recorded: `2b1+` for `b1+`, and the ply after it, unmarked
+    result = replay_live(GAMES / "seed4927-start.npz", answer_after=3)
+    assert result.silent_errors == 0
+    assert result.exact == result.recorded == result.plies == 51
