@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import itertools
 import json
 import logging
 import multiprocessing
@@ -64,12 +65,22 @@ FPS = 5.0
 # reading is given for this much longer (the offline recorder decides on the last board when
 # the frames end, `Recorder.finish`; a running board has no end of frames, only more of them).
 AFTER_S = 3.0
+# ... and longer while a question waits for its answer, up to this: players who answer late
+# answer each question that long after it came up, and the last may come up only once those
+# before it are answered (fresh seed 6148 answered 6 s late: its last ply asked 0.6 s after
+# the question before was answered, 6 s before the players would answer, and never recorded)
+LAST_QUESTION_S = 60.0
 # A ply is expected recorded once its still board has stood this long (the stability gate, then a
 # close call judged on more frames): a stored game cut short just after a ply is not scored on it.
 SETTLE_S = 2.0
 # A board reported wrong (illegal, out of sync) this long, still, is set right by the players
 # typing the plies it is missing on the page (the banner shows the game and a field to type in).
 FIX_AFTER_S = 3.0
+# ... and longer while a question waits for its answer, up to this: players who answer late
+# answer each question that long after it came up, and the last may come up only once those
+# before it are answered (fresh seed 6148 answered 6 s late: its last ply asked 0.6 s after
+# the question before was answered, 6 s before the players would answer, and never recorded)
+LAST_QUESTION_S = 60.0
 FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
 
 
@@ -220,16 +231,17 @@ def replay_live(path: Path, data_dir: Path | None = None,
     # timeline is unknown, stops there)
     last = readings[-1]
     stays = done is not None and done[-1] is not None and last.board_found and not last.occluded
-    # (players who answer late answer the last question too before they put the board away)
-    after = [dataclasses.replace(last, moving=False, reason="")] * round(
-        (AFTER_S + answer_after) * FPS * stays)
-    given = [*readings, *after]
+    # (players who answer late answer the last question too before they put the board away,
+    # and one that came up behind another: the board stays while one waits, up to a minute)
+    still_last = dataclasses.replace(last, moving=False, reason="")
+    given = [*readings, *[still_last] * round((AFTER_S + answer_after) * FPS * stays)]
+    waits = round(LAST_QUESTION_S * FPS * stays)
     expected = len(stored) if played is None else played.settled(len(given))
     result = LiveResult(size, expected, timed=played is not None)
     with tempfile.TemporaryDirectory() as scratch:
         data = Path(scratch) if data_dir is None else data_dir
         settings = Settings(data_dir=data, size=size, fps=FPS)
-        reader = StoredReader(given, size)
+        reader = StoredReader(itertools.chain(given, itertools.repeat(still_last)), size)
         camera = CameraPipeline(lambda: None, settings=settings, clock=Stopped(),
                                 reader_factory=lambda *_, **__: reader)  # fmt: skip
         board = BoardService(settings=settings, journal=Journal(data / "games.db"), camera=camera,
@@ -244,7 +256,9 @@ def replay_live(path: Path, data_dir: Path | None = None,
             camera.attach(board)  # (no frame loop: the frames come here)
             wrong_since = None  # when the board began reporting the board wrong (illegal, desync)
             asked: tuple[int, int] | None = None  # (the question's id, the frame it came on)
-            for k in range(len(given)):
+            k = -1
+            while (k := k + 1) < len(given) or (
+                    k < len(given) + waits and board.session.ambiguity is not None):  # fmt: skip
                 await camera.process(FRAME, k / FPS)
                 # (when the plies were played is unknown: each question answered at once)
                 still = len(truth) if done is None else done[min(k, len(done) - 1)]
