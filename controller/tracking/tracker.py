@@ -949,7 +949,13 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # not shrink: the spread is no rival
             below = [h for h in below if not self._source_stood(h.ply, best.ply, evidence)]
         if self.state == "asking" and best.ply is None and not best.back:
-            return []  # the board asked about, still: the question stands
+            # the board asked about, still: the question stands. A board a hand came and went
+            # before is judged again once it is answered: its change may be a ply after the one
+            # asked about, which nothing explains from the position asked about (fresh seed 6013
+            # answered 6 s late: `e2+`, the game's last ply, made while `a5` was asked about,
+            # was never judged after the answer, and no later board came to show it)
+            self._reevaluate = self._reevaluate or stable.fresh
+            return []
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
         after_unmatched = self.state in ("illegal", "desync")

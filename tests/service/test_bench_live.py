@@ -150,3 +150,13 @@ def test_a_catch_up_picked_on_the_page_is_the_one_recorded():
     result = replay_live(GAMES / "seed4927-start.npz", answer_after=3)
     assert result.silent_errors == 0
     assert result.exact == result.recorded == result.plies == 51
+
+
+@pytest.mark.slow
+def test_a_ply_made_while_a_question_waited_is_judged_once_it_is_answered():
+    # fresh bench seed 6013, answered 6 s late: `a5` was asked about, and the players made
+    # `e2+`, the game's last ply, meanwhile; its board, judged before the answer from the
+    # position asked about, showed nothing, and was never judged again after it
+    result = replay_live(GAMES / "seed6013.npz", answer_after=6)
+    assert result.silent_errors == 0
+    assert result.exact == result.recorded == result.plies == 54
