@@ -76,11 +76,6 @@ SETTLE_S = 2.0
 # A board reported wrong (illegal, out of sync) this long, still, is set right by the players
 # typing the plies it is missing on the page (the banner shows the game and a field to type in).
 FIX_AFTER_S = 3.0
-# ... and longer while a question waits for its answer, up to this: players who answer late
-# answer each question that long after it came up, and the last may come up only once those
-# before it are answered (fresh seed 6148 answered 6 s late: its last ply asked 0.6 s after
-# the question before was answered, 6 s before the players would answer, and never recorded)
-LAST_QUESTION_S = 60.0
 FRAME = np.zeros((8, 8, 3), np.uint8)  # never looked at: the readings were read off the real ones
 
 
@@ -256,9 +251,10 @@ def replay_live(path: Path, data_dir: Path | None = None,
             camera.attach(board)  # (no frame loop: the frames come here)
             wrong_since = None  # when the board began reporting the board wrong (illegal, desync)
             asked: tuple[int, int] | None = None  # (the question's id, the frame it came on)
-            k = -1
-            while (k := k + 1) < len(given) or (
-                    k < len(given) + waits and board.session.ambiguity is not None):  # fmt: skip
+            for k in itertools.count():
+                if k >= len(given) and (k >= len(given) + waits
+                                        or board.session.ambiguity is None):  # fmt: skip
+                    break
                 await camera.process(FRAME, k / FPS)
                 # (when the plies were played is unknown: each question answered at once)
                 still = len(truth) if done is None else done[min(k, len(done) - 1)]
