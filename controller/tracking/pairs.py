@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from controller.tak import FLAT, WHITE, Ply
 from controller.tracking.by_change import (
+    FLAT_COLOUR_TRUST,
     SURELY_CHANGED,
     TALL,
     UNSEEN_PIECES,
@@ -23,7 +24,7 @@ from controller.tracking.by_change import (
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
-from controller.tracking.scoring import mismatch, wrong_squares
+from controller.tracking.scoring import W_COLOR, mismatch, wrong_squares
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -43,6 +44,9 @@ PHANTOM_OCCUPIED = 0.75
 # that piece's image when the reader reads it in that piece's colour at least this likely (a
 # reader sure of the other colour sees another piece; one in doubt may see the image)
 IMAGE_COLOUR_DOUBT = 0.35
+# A single ply ruled out by no more than this colour contradiction is one flat's top read surely in
+# the other colour, and is asked about beside the pairs that fit (`_colour_misread_instead`)
+MISREAD_COLOUR = FLAT_COLOUR_TRUST * W_COLOR + 1e-9
 
 
 class TwoPlies:
@@ -184,9 +188,35 @@ class TwoPlies:
         if not candidates:
             return []
         self._quiet = None
-        ask = Ask(self._with_first_alone(candidates),
-                  f"two plies at once: {candidates[0].describe()}")  # fmt: skip
+        offered = self._with_first_alone(candidates)
+        misread = self._colour_misread_instead()
+        if misread:
+            offered = tuple(sorted((*misread, *offered), key=lambda c: c.cost))
+            offered = offered[: self.config.max_candidates]
+        alone = " or ".join(c.ply.ptn() for c in misread)
+        or_alone = f" (or {alone} alone, a top's colour misread)" if misread else ""
+        ask = Ask(offered, f"two plies at once: {candidates[0].describe()}{or_alone}")
         return self._ask_on_board(ask, evidence, appearance)
+
+    def _colour_misread_instead(self) -> list[Candidate]:
+        """Single plies to ask about beside the pairs that fit the board: those
+        that fit by change but are ruled out only by the colour the reader reads on one square
+        they alter (at most `MISREAD_COLOUR`: one flat's top read surely in the other colour),
+        scored by cost and contradiction as the pair is. A pair that leaves a square whose look
+        changed unexplained is no likelier than one ply with one top misread (fresh seed 6106,
+        5x5, tilt 8: `2b2>11` dropped a light flat on d2, read dark surely; "b2> then b2>",
+        leaving d2's new dark flat unexplained, was the only candidate, and the game ran two
+        plies astray for its last 13)."""
+        if self.last is None:
+            return []
+        cfg = self.config
+        return [
+            Candidate(h.ply, h.cost + h.contradiction)
+            for h in self.last.ranked[: cfg.max_considered]
+            if h.ply is not None and h.structure is not None and h.structure <= cfg.structure_ok
+            and cfg.match_cost < h.colour_contradiction <= MISREAD_COLOUR
+            and h.contradiction - h.colour_contradiction <= cfg.match_cost
+        ]
 
     def _revise_for_pair(self, evidence, p, changed, pairs: tuple[Candidate, ...]
                          ) -> list[Decision]:  # fmt: skip

@@ -1407,3 +1407,16 @@ def test_a_piece_still_read_behind_a_wall_set_in_front_of_it_is_not_taken_for_mo
     # rival's change there counts as far as the reader turned as the rival would have it
     notes = replayed_exactly("seed6161.npz")  # all 41
     assert notes[20].ply == Ply.from_ptn("Sb3")
+
+
+def test_one_spread_with_a_top_misread_is_asked_about_beside_a_pair_that_leaves_a_change_out():
+    # fresh bench seed 6106 (5x5, tilt 8), its first 15 plies: `2b2>11` dropped a dark flat on
+    # c2 and a light one on d2, which the reader read dark surely. That colour ruled the spread
+    # out, and "b2> then b2>" (both pieces onto c2, d2's new flat left unexplained) was the only
+    # candidate; the guess ran the game two plies astray for its last 13 plies. The spread is
+    # now asked about too, and, fitting every change, first
+    notes = replayed_exactly("seed6106-start.npz")  # all 15
+    asked = notes[12]
+    assert asked.ply == Ply.from_ptn("2b2>11") and asked.uncertain
+    assert "two plies at once: b2> then b2>" in asked.reason
+    assert Ply.from_ptn("b2>") in asked.alternatives
