@@ -189,10 +189,12 @@ class TwoPlies:
             return []
         self._quiet = None
         offered = self._with_first_alone(candidates)
-        misread = self._colour_misread_instead()
-        if misread:
-            offered = tuple(sorted((*misread, *offered), key=lambda c: c.cost))
-            offered = offered[: self.config.max_candidates]
+        misread = [c for c in self._colour_misread_instead()
+                   if all(o.then is not None or o.ply != c.ply for o in offered)]
+        for single in misread:  # each before the first it scores better than, the order kept
+            at = next((i for i, o in enumerate(offered) if o.cost > single.cost), len(offered))
+            offered = (*offered[:at], single, *offered[at:])
+        offered = offered[: self.config.max_candidates]
         alone = " or ".join(c.ply.ptn() for c in misread)
         or_alone = f" (or {alone} alone, a top's colour misread)" if misread else ""
         ask = Ask(offered, f"two plies at once: {candidates[0].describe()}{or_alone}")
