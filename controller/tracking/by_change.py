@@ -226,6 +226,11 @@ STANDING_COLOUR_TRUST = 0.5
 # 0.91 (bench seed 29) ruled the ply out and the game stopped: up to about 0.95 sure, a wrong colour
 # makes the ply asked about instead.
 FLAT_COLOUR_TRUST = 0.8
+# A ply the reader contradicts by no more than this (`colour_contradiction`) is contradicted by one
+# flat's top read surely in the other colour at most: a misread, which a question can settle (the
+# tracker's `_colour_misread_instead`, `fits_alone`); more is a piece surely seen where it wants
+# none, or none where it wants one, or two tops misread.
+MISREAD_COLOUR = FLAT_COLOUR_TRUST * W_COLOR + 1e-9
 
 
 def shadow_reach(stack: Stack) -> int:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from controller.tak import FLAT, WHITE, Ply
 from controller.tracking.by_change import (
-    FLAT_COLOUR_TRUST,
+    MISREAD_COLOUR,
     SURELY_CHANGED,
     TALL,
     UNSEEN_PIECES,
@@ -24,7 +24,7 @@ from controller.tracking.by_change import (
 from controller.tracking.decisions import Ask, Candidate, Decision, Takeback
 from controller.tracking.evidence import SquareEvidence
 from controller.tracking.revisions import HINDSIGHT_MARGIN
-from controller.tracking.scoring import W_COLOR, mismatch, wrong_squares
+from controller.tracking.scoring import mismatch, wrong_squares
 
 if TYPE_CHECKING:  # (tracker.py imports this module)
     from controller.tracking.tracker import Hypothesis
@@ -44,9 +44,6 @@ PHANTOM_OCCUPIED = 0.75
 # that piece's image when the reader reads it in that piece's colour at least this likely (a
 # reader sure of the other colour sees another piece; one in doubt may see the image)
 IMAGE_COLOUR_DOUBT = 0.35
-# A single ply ruled out by no more than this colour contradiction is one flat's top read surely in
-# the other colour, and is asked about beside the pairs that fit (`_colour_misread_instead`)
-MISREAD_COLOUR = FLAT_COLOUR_TRUST * W_COLOR + 1e-9
 
 
 class TwoPlies:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 
 from controller.tak import Ply, Position, TakError
 from controller.tracking.by_change import (
+    MISREAD_COLOUR,
     SURELY_CHANGED,
     TAKEBACK_PRIOR,
     W_HEIGHT_NEWS,
@@ -1455,12 +1456,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
 
     def fits_alone(self, ply: Ply) -> bool:
         """Does `ply` alone explain the board the pending question was asked about, by what
-        changed: is it one of the hypotheses that board was weighed with, and does it fit the
-        pattern of its changes (`structure_ok`)? A ply typed in answer that does not leaves
-        more on that board than it explains (two plies at once, one never seen)."""
+        changed: is it one of the hypotheses that board was weighed with, does it fit the
+        pattern of its changes (`structure_ok`), and does the reader contradict it there by no
+        more than one top's colour misread (`MISREAD_COLOUR`)? A ply typed in answer that does
+        not leaves more on that board than it explains (two plies at once, one never seen; or
+        more plies made before the question: fresh seed 6277, answered 3 s late, `a2+` then
+        `b1>` and `2a2+` were asked as "3a2+ or 3a2-"; `a2+` typed, whose a2 the reader read
+        surely otherwise, left the tracker's picture of the board two plies on, and the next
+        spread was recorded as ply 37 without a mark)."""
         return self.pending is not None and any(
             h.ply == ply and not h.back and h.structure is not None
-            and h.structure <= self.config.structure_ok for h in self._asked_ranked)
+            and h.structure <= self.config.structure_ok
+            and h.colour_contradiction <= MISREAD_COLOUR for h in self._asked_ranked)
 
     def _back_before_ask(self, stable: StableReading) -> bool:
         """Is the board back to how it was before the ply asked about (judged by change)?"""

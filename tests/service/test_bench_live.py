@@ -167,3 +167,17 @@ def test_a_ply_made_while_a_question_waited_is_judged_once_it_is_answered():
     result = replay_live(GAMES / "seed6013.npz", answer_after=6)
     assert result.silent_errors == 0
     assert result.exact == result.recorded == result.plies == 54
+
+
+@pytest.mark.slow
+def test_a_ply_typed_that_the_reader_contradicts_on_the_board_asked_about_rebuilds_the_picture():
+    # fresh bench seed 6277 (4x4), every question answered 3 s late: `a2+`, then `b1>` (unseen,
+    # a flat onto one of its colour) and `2a2+` before the board was still, were asked about
+    # as "3a2+ or 3a2-" (a2 lost three pieces to a3). The players typed `a2+`, which fitted the
+    # changes but left a2's top as the reader surely did not read it; the tracker kept its
+    # picture of that board, two plies on from the game, and the next spread, `3d4<21`, was
+    # recorded as ply 37 without a mark. Such an answer now rebuilds the tracker, and the
+    # players type the plies the board then says are missing.
+    late = replay_live(GAMES / "seed6277.npz", answer_after=3.0)
+    assert late.silent_errors == 0
+    assert late.perfect and late.exact == late.plies == 44
