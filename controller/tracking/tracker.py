@@ -957,6 +957,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # was never judged after the answer, and no later board came to show it)
             self._reevaluate = self._reevaluate or stable.fresh
             return []
+        if self.state == "asking":
+            # A ply (or a takeback) found on a board that looks as asked is judged from the
+            # position before the ply asked about, which the board no longer shows: the players
+            # played on, unseen by the look. The board is kept, as one that changed, and judged
+            # once the question is answered. (Fresh seed 6277 answered 6 s late: "a1 then
+            # 2b3-11" waited, `a2+` (a flat onto one of its colour) fitted the board from before
+            # the pair, the question was dropped unanswered, and `3a2+` was later committed as
+            # ply 34 without a mark.)
+            last = self._boards_waiting[-1] if self._boards_waiting else None
+            if last is None or not self._looks_as(stable, last.evidence, last.appearance):
+                self._boards_waiting.append(stable)
+            return []
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
         after_unmatched = self.state in ("illegal", "desync")

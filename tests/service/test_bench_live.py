@@ -181,3 +181,15 @@ def test_a_ply_typed_that_the_reader_contradicts_on_the_board_asked_about_rebuil
     late = replay_live(GAMES / "seed6277.npz", answer_after=3.0)
     assert late.silent_errors == 0
     assert late.perfect and late.exact == late.plies == 44
+
+
+@pytest.mark.slow
+def test_a_board_that_moved_on_while_a_question_waited_does_not_drop_the_question():
+    # the same game answered 6 s late: "a1 then 2b3-11" waited, and the players had made `a2+`
+    # (a flat onto one of its colour, which barely changed the look). The board looked as asked
+    # and, judged from the position before the pair, `a2+` fitted it: the question was dropped
+    # unanswered, another asked in its place and withdrawn, and `3a2+` was committed as ply 34
+    # without a mark. That board is now kept and judged once the question is answered.
+    later = replay_live(GAMES / "seed6277.npz", answer_after=6.0)
+    assert later.silent_errors == 0
+    assert later.perfect and later.exact == later.plies == 44
