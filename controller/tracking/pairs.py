@@ -198,14 +198,14 @@ class TwoPlies:
         return self._ask_on_board(ask, evidence, appearance)
 
     def _colour_misread_instead(self) -> list[Candidate]:
-        """Single plies to ask about beside the pairs that fit the board: those
-        that fit by change but are ruled out only by the colour the reader reads on one square
-        they alter (at most `MISREAD_COLOUR`: one flat's top read surely in the other colour),
-        scored by cost and contradiction as the pair is. A pair that leaves a square whose look
-        changed unexplained is no likelier than one ply with one top misread (fresh seed 6106,
-        5x5, tilt 8: `2b2>11` dropped a light flat on d2, read dark surely; "b2> then b2>",
-        leaving d2's new dark flat unexplained, was the only candidate, and the game ran two
-        plies astray for its last 13)."""
+        """Single plies to ask about beside the pairs that fit the board: those that fit by
+        change but are ruled out only by the colour the reader reads on one square they alter
+        (at most `MISREAD_COLOUR`: one flat's top read surely in the other colour), scored by
+        cost and contradiction as the pairs are. A pair that leaves a square whose look changed
+        unexplained is no likelier than one ply with one top misread (fresh seed 6106, 5x5,
+        tilt 8: `2b2>11` dropped a light flat on d2, read dark surely; "b2> then b2>", leaving
+        d2's new dark flat unexplained, was the only candidate, and the game ran two plies
+        astray for its last 13)."""
         if self.last is None:
             return []
         cfg = self.config

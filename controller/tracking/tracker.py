@@ -741,9 +741,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 # (a question about a ply before the board asked on, judged from the board
                 # before it: that board is judged again first, once answered, as it would be)
                 self._boards_waiting.append(self._asked_board)
-            last = self._boards_waiting[-1] if self._boards_waiting else None
-            if last is None or not self._looks_as(stable, last.evidence, last.appearance):
-                self._boards_waiting.append(stable)
+            self._keep_waiting(stable)
             return []
         cfg = self.config
         changed = self._changed(evidence)
@@ -965,9 +963,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             # 2b3-11" waited, `a2+` (a flat onto one of its colour) fitted the board from before
             # the pair, the question was dropped unanswered, and `3a2+` was later committed as
             # ply 34 without a mark.)
-            last = self._boards_waiting[-1] if self._boards_waiting else None
-            if last is None or not self._looks_as(stable, last.evidence, last.appearance):
-                self._boards_waiting.append(stable)
+            self._keep_waiting(stable)
             return []
         runner_up = below[0].cost if below else math.inf
         out: list[Decision] = []
@@ -1557,6 +1553,13 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             if changed.get(sq, 0.0) >= max(FLIP_MIN_CHANGE, FLIP_OVER_NOISE * floor):
                 p[sq] = 1.0
         return p
+
+    def _keep_waiting(self, stable: StableReading) -> None:
+        """Keep `stable`, seen while a question waits, to be judged once it is answered
+        (`step`), unless it looks as the last board kept."""
+        last = self._boards_waiting[-1] if self._boards_waiting else None
+        if last is None or not self._looks_as(stable, last.evidence, last.appearance):
+            self._boards_waiting.append(stable)
 
     def _withdraw(self, stable: StableReading) -> list[Decision]:
         """The ply asked about was taken back before the answer: forget the question."""
