@@ -79,17 +79,19 @@ class Revisions:
         return self._revise_asked(lambda original, others: others, fits,
                                   "a later board fits only this one")  # fmt: skip
 
-    def _revise_onto_placed(self, evidence, p, changed) -> list[Decision]:
-        """As `_revise`, with the spreads onto a recently asked placement's square in its place
-        (`_onto_placed`). Only when no candidate asked about fits (fresh bench seed 604: `d4?`,
-        guessed for `Sd4`, made a road that the next ply showed false, and `c4>` fitted that
-        ply as well as `Sd4`), and no two plies at once (quick-reply bench seed 323: `c1`
-        revised to `d1<` on a quick reply's board, which it fitted by chance)."""
+    def _revise_moved_elsewhere(self, evidence, p, changed) -> list[Decision]:
+        """As `_revise`, with what a recently asked ply may have been where the reader did not see
+        the piece it moved (`_moved_elsewhere`): for a placement, a spread onto its square; for a
+        spread, the same spread in another direction. Only when no candidate asked about fits
+        (fresh bench seed 604: `d4?`, guessed for `Sd4`, made a road that the next ply showed
+        false, and `c4>` fitted that ply as well as `Sd4`), and no two plies at once
+        (quick-reply bench seed 323: `c1` revised to `d1<` on a quick reply's board, which it
+        fitted by chance)."""
 
         def fits(dearer: float) -> float | None:
             return self._revision_score(evidence, p, changed, dearer)
 
-        return self._revise_asked(self._onto_placed, fits, "a later board fits only this one")
+        return self._revise_asked(self._moved_elsewhere, fits, "a later board fits only this one")
 
     def _hindsight(self, evidence, p, changed, best: Hypothesis) -> list[Decision]:
         """The board fits a ply only as a close call: would it fit one clearly better had a recent
@@ -202,6 +204,18 @@ class Revisions:
         return [q for q in self.position.legal_plies
                 if not q.is_placement and q.squares(size)[-1] == original.square
                 and q not in others]  # fmt: skip
+
+    def _moved_elsewhere(self, original: Ply, others: list[Ply]) -> list[Ply]:
+        """What `original` may have been where the reader did not see the piece it moved: for a
+        placement, a spread onto its square (`_onto_placed`); for a spread, the same spread in
+        another direction (fresh bench seed 6354, 5x5, tilt 6: `c2<` moved a light wall onto
+        b2, a sliver from above in a glare, read empty at 0.97; `c2-`, onto c1's flat of its
+        colour, was asked alone and guessed, and 24 plies later `b2<` found no wall on b2: the
+        game was out of sync for its last 21 plies). The position is the one before
+        `original`."""
+        if original.is_placement:
+            return self._onto_placed(original, others)
+        return sorted(_redirected(self.position, original) - set(others), key=str)
 
     def _revise_asked(
         self,

@@ -856,8 +856,9 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
                 return both
         if chosen is None and by_change and self.state == "tracking":
             # (after two plies at once: a placement revised to a spread onto its square fits a
-            # quick reply's board by chance; quick-reply bench seed 323)
-            revised = self._revise_onto_placed(evidence, p, changed)
+            # quick reply's board by chance, quick-reply bench seed 323; a spread revised to
+            # another direction is tried at the same point, for the same reason)
+            revised = self._revise_moved_elsewhere(evidence, p, changed)
             if revised:
                 evaluation.decisions = revised
                 return revised

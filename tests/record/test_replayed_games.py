@@ -1420,3 +1420,18 @@ def test_one_spread_with_a_top_misread_is_asked_about_beside_a_pair_that_leaves_
     assert asked.ply == Ply.from_ptn("2b2>11") and asked.uncertain
     assert "two plies at once: b2> then b2>" in asked.reason
     assert Ply.from_ptn("b2>") in asked.alternatives
+
+
+def test_a_spread_asked_alone_is_revised_to_another_direction_when_a_later_board_needs_it():
+    # fresh bench seed 6354 (5x5, tilt 6), its first 35 plies: `c2<` moved a light wall onto b2,
+    # a sliver from above in a glare, read empty at 0.97. `c2-`, onto c1's light flat, was the
+    # only ply the reader did not rule out, asked alone and guessed. At ply 35 `b2<` moved the
+    # wall on, from a square the game had empty: no ply fitted, nothing asked had another
+    # candidate, and the game was out of sync for its last 21 plies. The same spread in another
+    # direction is now tried in place of an asked one, as spreads onto a placement's square are
+    notes = replayed_exactly("seed6354-start.npz")  # all 35
+    revised = notes[10]
+    assert revised.ply == Ply.from_ptn("c2<") and revised.uncertain
+    assert "ply 11 revised" in revised.reason
+    assert silent_errors(notes, [note.ply for note in notes]) == []
+
