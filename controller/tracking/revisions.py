@@ -268,9 +268,14 @@ class Revisions:
                     dearer = others.get(
                         alternative, max(unasked_dearer, judged.get(alternative, 0.0))
                     ) + PER_PLY_BACK * (back - 1)  # fmt: skip
+                    # (a count revised: the stacks it dropped on hold other heights since)
+                    recounted = (
+                        {*alternative.squares(position.size), *original.squares(position.size)}
+                        if other_drops(alternative, original) else set()
+                    )  # fmt: skip
                     found = self._played_then(alternative, later,
                                               lambda more, d=dearer: fits(d + more), quiet,
-                                              could)  # fmt: skip
+                                              could, recounted)  # fmt: skip
                     if found is not None and (best is None or found[0] < best[0]):
                         best = (found[0], number, alternative, original, found[1])
             finally:
@@ -292,6 +297,7 @@ class Revisions:
     def _played_then(
         self, alternative: Ply, later: list[Ply], fits: Callable[[float], float | None],
         quiet: set[int], could: dict[int, set[Ply]] | None = None,
+        recounted: set[str] | None = None,
     ) -> tuple[float, list[Ply]] | None:
         """(`fits(more)`, the later plies as played) with `alternative` and then `later`
         played; None if none fits. The position is restored.
@@ -301,7 +307,16 @@ class Revisions:
         `2b2>11`, both asked; eight plies later no ply fitted and the game was out of sync for its
         last 16 plies). So one later spread that the alternative leaves illegal may be replaced by
         the same spread with another count or drops that ends on the same square
-        (`_same_spread`); the best fit of those counts. Any other later ply must stay legal.
+        (`_same_spread`); the best fit of those counts. So may one that stays legal but starts
+        on a square whose height a revised count changes (`recounted`, when the alternative is
+        the original with other drops): the stack left a piece shorter may still hold as many
+        as the later spread carried (fresh bench seed 6294, 4x4: `3b1>12` revised to `3b1>21`
+        at ply 44 left `4d1<112` legal, where `3d1<111` was played; nothing fitted, a placement
+        further back was revised wrongly instead, and 14 plies were lost). Not for other
+        revisions: a placement revised into a spread onto its square, with a later spread
+        recounted, fitted a board 19 plies on by chance (fresh bench seed 1374, replayed with
+        no `MISREAD_COUNT_MARGIN`, as its test does).
+        Any other later ply must stay legal.
         A later ply the board showed clearly when it was played (its number in `quiet`:
         committed without a question) makes the revision `commit_margin` dearer when it is so
         replaced (`more`), as a revision of a ply nobody asked about is (fresh bench seed 1217,
@@ -337,6 +352,11 @@ class Revisions:
                         for other in _same_spread(position, ply):
                             play([other, *plies[i + 1 :]], done + plies[:i], more)
                         return
+                    if (more is None and i > 0 and not ply.is_placement
+                            and ply.square in (recounted or ())):
+                        cost = self.config.commit_margin if number in quiet else 0.0
+                        for other in _same_spread(position, ply):
+                            play([other, *plies[i + 1 :]], done + plies[:i], cost)
                     if more is None and i > 0 and could is not None and number in could:
                         for other in _redirected(position, ply, opened) - could[number]:
                             play([other, *plies[i + 1 :]], done + plies[:i], 0.0)

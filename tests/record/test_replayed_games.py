@@ -1435,3 +1435,15 @@ def test_a_spread_asked_alone_is_revised_to_another_direction_when_a_later_board
     assert "ply 11 revised" in revised.reason
     assert silent_errors(notes, [note.ply for note in notes]) == []
 
+
+def test_a_later_spread_off_a_stack_a_revised_count_changed_is_changed_with_it_though_legal():
+    # fresh bench seed 6294 (4x4, tilt 11), its first 48 plies: `3b1>21` was guessed `3b1>12`
+    # (asked) at ply 44, leaving d1 a piece too tall, and `3d1<111` was then taken for `4d1<112`
+    # (asked). At ply 48 no ply fitted. Revising ply 44 left `4d1<112` still legal (d1 tall
+    # enough for it), so it was played again as it was and nothing fitted; a placement four
+    # plies further back was revised instead, into a spread onto its square, wrongly, and 14
+    # plies were lost. A later spread off a square the revision changes is now tried with other
+    # counts too, as one the revision leaves impossible is
+    notes = replayed_exactly("seed6294-start.npz")  # all 48
+    assert "ply 44 revised" in notes[43].reason
+    assert notes[45].ply == Ply.from_ptn("3d1<111") and notes[45].uncertain
