@@ -709,7 +709,12 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
-        if self.pending is not None and self._back_before_ask(stable):
+        # (a board that looks as before the question and as asked too, the ply asked about
+        # too faint to tell, says nothing was taken back: fresh seed 6450 answered 3 s late,
+        # `b4>` asked, `b2+` as faint made meanwhile; withdrawn, that board became the one the
+        # next was compared with, `b2+` was lost, and `b1>` was committed in its place)
+        if (self.pending is not None and self._back_before_ask(stable)
+                and not self._as_asked(stable)):
             return self._withdraw(stable)
         if self.state == "asking" and not self._as_asked(stable):
             # The board changed while the question waited (live: nobody has answered yet).

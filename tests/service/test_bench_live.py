@@ -193,3 +193,16 @@ def test_a_board_that_moved_on_while_a_question_waited_does_not_drop_the_questio
     later = replay_live(GAMES / "seed6277.npz", answer_after=6.0)
     assert later.silent_errors == 0
     assert later.perfect and later.exact == later.plies == 44
+
+
+@pytest.mark.slow
+def test_a_question_about_a_faint_ply_is_not_withdrawn_on_a_board_that_still_looks_as_asked():
+    # fresh bench seed 6450 (4x4, tilt 14), every question answered 3 s late: `b4>` barely
+    # changed the look (c4 by 0.7) and was asked about; the players made `b2+`, as faint, before
+    # the board was still again. That board looked as before the question, so the question was
+    # withdrawn as a ply taken back, and the board, with both plies on it, became the one the
+    # next was compared with: `b2+` was lost, and `b1>` was committed as ply 31 without a mark
+    # (6 silent errors). A board that still looks as asked too says nothing was taken back.
+    late = replay_live(GAMES / "seed6450.npz", answer_after=3.0)
+    assert late.silent_errors == 0
+    assert late.perfect and late.exact == late.plies == 50
