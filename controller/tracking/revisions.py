@@ -269,9 +269,9 @@ class Revisions:
                         alternative, max(unasked_dearer, judged.get(alternative, 0.0))
                     ) + PER_PLY_BACK * (back - 1)  # fmt: skip
                     # (a count revised: the stacks it dropped on hold other heights since)
-                    recounted = (
+                    recounted = frozenset(
                         {*alternative.squares(position.size), *original.squares(position.size)}
-                        if other_drops(alternative, original) else set()
+                        if other_drops(alternative, original) else ()
                     )  # fmt: skip
                     found = self._played_then(alternative, later,
                                               lambda more, d=dearer: fits(d + more), quiet,
@@ -297,7 +297,7 @@ class Revisions:
     def _played_then(
         self, alternative: Ply, later: list[Ply], fits: Callable[[float], float | None],
         quiet: set[int], could: dict[int, set[Ply]] | None = None,
-        recounted: set[str] | None = None,
+        recounted: frozenset[str] = frozenset(),
     ) -> tuple[float, list[Ply]] | None:
         """(`fits(more)`, the later plies as played) with `alternative` and then `later`
         played; None if none fits. The position is restored.
@@ -348,15 +348,11 @@ class Revisions:
                     if ply not in position.legal_plies:
                         if more is not None or i == 0:  # (never the alternative itself)
                             return
-                        more = self.config.commit_margin if number in quiet else 0.0
-                        for other in _same_spread(position, ply):
-                            play([other, *plies[i + 1 :]], done + plies[:i], more)
+                        recount(plies, done, i, number)
                         return
                     if (more is None and i > 0 and not ply.is_placement
-                            and ply.square in (recounted or ())):
-                        cost = self.config.commit_margin if number in quiet else 0.0
-                        for other in _same_spread(position, ply):
-                            play([other, *plies[i + 1 :]], done + plies[:i], cost)
+                            and ply.square in recounted):
+                        recount(plies, done, i, number)  # (and as it was, below)
                     if more is None and i > 0 and could is not None and number in could:
                         for other in _redirected(position, ply, opened) - could[number]:
                             play([other, *plies[i + 1 :]], done + plies[:i], 0.0)
@@ -368,6 +364,13 @@ class Revisions:
             finally:
                 for _ in range(pushed):
                     position.pop()
+
+        def recount(plies: list[Ply], done: list[Ply], i: int, number: int) -> None:
+            # the i-th of `plies`, ply `number`, as the same spread with each other count or
+            # drops ending on its square (`_same_spread`), dearer if the board showed it clearly
+            more = self.config.commit_margin if number in quiet else 0.0
+            for other in _same_spread(position, plies[i]):
+                play([other, *plies[i + 1 :]], done + plies[:i], more)
 
         play([alternative, *later], [], None)
         return best

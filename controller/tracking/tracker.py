@@ -709,12 +709,7 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
         self._undecided = None
         if self.state == "resuming":
             return self._resume(stable)
-        # (a board that looks as before the question and as asked too, the ply asked about
-        # too faint to tell, says nothing was taken back: fresh seed 6450 answered 3 s late,
-        # `b4>` asked, `b2+` as faint made meanwhile; withdrawn, that board became the one the
-        # next was compared with, `b2+` was lost, and `b1>` was committed in its place)
-        if (self.pending is not None and self._back_before_ask(stable)
-                and not self._as_asked(stable)):
+        if self.pending is not None and self._back_before_ask(stable):
             return self._withdraw(stable)
         if self.state == "asking" and not self._as_asked(stable):
             # The board changed while the question waited (live: nobody has answered yet).
@@ -1484,14 +1479,18 @@ class Tracker(HeldSpread, TwoPlies, Unseen, Revisions, CatchUp):
             and h.colour_contradiction <= MISREAD_COLOUR for h in self._asked_ranked)
 
     def _back_before_ask(self, stable: StableReading) -> bool:
-        """Is the board back to how it was before the ply asked about (judged by change)?"""
+        """Is the board back to how it was before the ply asked about, and no longer as asked
+        (judged by change)? A board that looks as both, the ply asked about too faint to tell,
+        says nothing was taken back (fresh seed 6450 answered 3 s late: `b4>` asked, `b2+` as
+        faint made meanwhile; withdrawn, that board became the one the next was compared with,
+        `b2+` was lost, and `b1>` was committed in its place)."""
         if self._before_ask is None or stable.appearance is None:
             return False
         before_evidence, before_looks = self._before_ask
         if before_looks is None:
             return False
         p = {sq: p_changed(c) for sq, c in changes(stable.appearance, before_looks).items()}
-        return self._nothing_since(stable, before_evidence, p)
+        return self._nothing_since(stable, before_evidence, p) and not self._as_asked(stable)
 
     def _one_ply_since_before_ask(self, stable: StableReading) -> bool:
         """The pending question is about spreads alone, one ply at a time: does one spread off

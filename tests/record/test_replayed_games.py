@@ -1442,8 +1442,8 @@ def test_a_later_spread_off_a_stack_a_revised_count_changed_is_changed_with_it_t
     # (asked). At ply 48 no ply fitted. Revising ply 44 left `4d1<112` still legal (d1 tall
     # enough for it), so it was played again as it was and nothing fitted; a placement four
     # plies further back was revised instead, into a spread onto its square, wrongly, and 14
-    # plies were lost. A later spread off a square the revision changes is now tried with other
-    # counts too, as one the revision leaves impossible is
+    # plies were lost. A later spread off a square a revised count changed is now tried with
+    # other counts too, as one the revision leaves impossible is
     notes = replayed_exactly("seed6294-start.npz")  # all 48
     assert "ply 44 revised" in notes[43].reason
     assert notes[45].ply == Ply.from_ptn("3d1<111") and notes[45].uncertain
